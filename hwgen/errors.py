@@ -1,0 +1,15 @@
+"""The one exception type a user sees: a mistake in their program, named by file and line."""
+
+
+class HwgenError(Exception):
+    """A user-facing error. ``loc`` is ``(file, line)`` of the user's code, when known."""
+
+    def __init__(self, message, loc=None):
+        self.message = message
+        self.loc = loc
+        super().__init__(self.__str__())
+
+    def __str__(self):
+        if self.loc is None:
+            return self.message
+        return f"{self.loc[0]}:{self.loc[1]}: {self.message}"

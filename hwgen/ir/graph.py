@@ -1,0 +1,207 @@
+"""The task graph: task instances whose bodies are loop-nest segments, the streams that
+connect them and the tensors they read and write.
+
+A task body is lowered to a list of ``Segment``s run one after another. A segment is a perfect
+loop nest whose innermost body is straight-line code; a statement that stood before (after) an
+inner loop carries a ``first`` (``last``) predicate so that it runs on that loop's first (last)
+iteration. That form is what the interpreter runs and what the hardware pipelines.
+"""
+from dataclasses import dataclass, field
+
+from .types import IntType, TensorType, StreamType
+
+BINARY_OPS = ("+", "-", "*", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=")
+COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+# -- expressions --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+
+
+@dataclass(frozen=True)
+class LoopIndex:
+    """The index of the loop at ``depth`` of the current segment (0 is outermost)."""
+    depth: int
+
+
+@dataclass(frozen=True)
+class VarRef:
+    name: str
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str
+    lhs: object
+    rhs: object
+
+
+@dataclass(frozen=True)
+class Neg:
+    operand: object
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Bits ``[start, stop)`` of ``operand``, as an unsigned value."""
+    operand: object
+    start: int
+    stop: int
+
+
+@dataclass(frozen=True)
+class Get:
+    """Pop one element from ``channel``."""
+    channel: str
+    loc: tuple = field(compare=False, default=None)
+
+
+@dataclass(frozen=True)
+class Read:
+    """Read ``tensor[index]``; each index is an expression of loop indices and constants."""
+    tensor: str
+    index: tuple
+    loc: tuple = field(compare=False, default=None)
+
+
+# -- statements ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Pred:
+    """Run only on the ``first`` or ``last`` iteration of the loops at ``depth`` and deeper."""
+    kind: str
+    depth: int
+
+
+@dataclass
+class Assign:
+    var: str
+    value: object
+    pred: tuple = ()
+    loc: tuple = None
+
+
+@dataclass
+class Put:
+    channel: str
+    value: object
+    pred: tuple = ()
+    loc: tuple = None
+
+
+@dataclass
+class Write:
+    tensor: str
+    index: tuple
+    value: object
+    pred: tuple = ()
+    loc: tuple = None
+
+
+@dataclass
+class Segment:
+    """A perfect loop nest with trip counts ``trips`` (outer first) around ``body``."""
+    trips: tuple
+    body: list
+    loc: tuple = None
+
+    @property
+    def iterations(self):
+        n = 1
+        for t in self.trips:
+            n *= t
+        return n
+
+
+# -- the graph ----------------------------------------------------------------------------------
+
+@dataclass
+class Tensor:
+    name: str
+    type: TensorType
+    direction: str = "in"          # "in" (read by tasks) or "out" (written by tasks)
+    loc: tuple = None
+
+    @property
+    def dtype(self):
+        return self.type.dtype
+
+    @property
+    def shape(self):
+        return self.type.shape
+
+
+@dataclass
+class Channel:
+    """One stream: a single producer instance, a single consumer instance."""
+    name: str
+    type: StreamType
+    producer: str = None
+    consumer: str = None
+    loc: tuple = None
+
+    @property
+    def dtype(self):
+        return self.type.dtype
+
+    @property
+    def depth(self):
+        return self.type.depth
+
+
+@dataclass
+class Instance:
+    """One task instance: the task's body specialised to grid position ``pid``."""
+    name: str
+    task: str
+    pid: tuple
+    grid: tuple
+    segments: list
+    vars: dict                      # local name -> IntType
+    loc: tuple = None
+
+
+@dataclass
+class Graph:
+    name: str
+    params: dict
+    tensors: dict                   # name -> Tensor, in declaration order
+    channels: dict                  # name -> Channel
+    instances: dict                 # name -> Instance
+    loc: tuple = None
+
+    @property
+    def inputs(self):
+        return [t for t in self.tensors.values() if t.direction == "in"]
+
+    @property
+    def outputs(self):
+        return [t for t in self.tensors.values() if t.direction == "out"]
+
+
+# -- walking ------------------------------------------------------------------------------------
+
+def subexprs(expr):
+    """``expr`` and every expression inside it, children first."""
+    if isinstance(expr, BinOp):
+        yield from subexprs(expr.lhs)
+        yield from subexprs(expr.rhs)
+    elif isinstance(expr, (Neg,)):
+        yield from subexprs(expr.operand)
+    elif isinstance(expr, Slice):
+        yield from subexprs(expr.operand)
+    elif isinstance(expr, Read):
+        for i in expr.index:
+            yield from subexprs(i)
+    yield expr
+
+
+def stmt_exprs(stmt):
+    """Every expression a statement evaluates, in evaluation order."""
+    if isinstance(stmt, Write):
+        for i in stmt.index:
+            yield from subexprs(i)
+    yield from subexprs(stmt.value)

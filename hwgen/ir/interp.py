@@ -1,0 +1,157 @@
+"""The functional interpreter: runs a task graph on numpy arrays. It is the golden model.
+
+Every task instance is a Python generator that yields whenever a stream blocks it (a get from an
+empty stream, a put to a stream holding ``depth`` elements); the scheduler round-robins them.
+A round in which nothing moves is a deadlock, reported with the streams that are full and empty.
+"""
+import itertools
+from collections import deque
+
+import numpy as np
+
+from ..errors import HwgenError
+from .graph import (BinOp, Const, Get, LoopIndex, Neg, Put, Read, Slice, VarRef, Write, Assign)
+
+_BINARY = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+    "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b), "<": lambda a, b: int(a < b),
+    "<=": lambda a, b: int(a <= b), ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b),
+}
+
+
+def check_inputs(graph, inputs):
+    """The input arrays as int64 numpy arrays, after checking names, shapes and value ranges."""
+    arrays = {}
+    for t in graph.inputs:
+        if t.name not in inputs:
+            raise HwgenError(f"missing input tensor '{t.name}' (expected {t.type})")
+        a = np.asarray(inputs[t.name])
+        if a.shape != tuple(t.shape):
+            raise HwgenError(f"input '{t.name}' has shape {a.shape}, expected {tuple(t.shape)}")
+        if not np.issubdtype(a.dtype, np.integer):
+            raise HwgenError(f"input '{t.name}' must hold integers, got {a.dtype}")
+        a = a.astype(np.int64)
+        if a.size and (a.min() < t.dtype.min or a.max() > t.dtype.max):
+            raise HwgenError(f"input '{t.name}' has values outside {t.dtype.name} "
+                             f"[{t.dtype.min}, {t.dtype.max}]")
+        arrays[t.name] = a
+    unknown = set(inputs) - {t.name for t in graph.inputs}
+    if unknown:
+        raise HwgenError(f"unknown input tensor(s) {sorted(unknown)}; "
+                         f"inputs are {[t.name for t in graph.inputs]}")
+    return arrays
+
+
+def _pred_holds(pred, idx, trips):
+    for p in pred:
+        want = (lambda d: 0) if p.kind == "first" else (lambda d: trips[d] - 1)
+        if any(idx[d] != want(d) for d in range(p.depth, len(trips))):
+            return False
+    return True
+
+
+class _Machine:
+    def __init__(self, graph, arrays, budget):
+        self.graph = graph
+        self.arrays = arrays
+        self.queues = {name: deque() for name in graph.channels}
+        self.budget = budget
+        self.moves = 0
+
+    def run_instance(self, inst):
+        env = {}
+        for seg in inst.segments:
+            for idx in itertools.product(*(range(t) for t in seg.trips)):
+                for stmt in seg.body:
+                    if not _pred_holds(stmt.pred, idx, seg.trips):
+                        continue
+                    yield from self.exec_stmt(inst, stmt, env, idx)
+
+    def exec_stmt(self, inst, stmt, env, idx):
+        value = yield from self.eval(stmt.value, env, idx)
+        if isinstance(stmt, Assign):
+            env[stmt.var] = inst.vars[stmt.var].wrap(value)
+        elif isinstance(stmt, Put):
+            chan = self.graph.channels[stmt.channel]
+            q = self.queues[stmt.channel]
+            while len(q) >= chan.depth:
+                yield ("put", stmt.channel)
+            q.append(chan.dtype.wrap(value))
+            self.moves += 1
+        elif isinstance(stmt, Write):
+            tensor = self.graph.tensors[stmt.tensor]
+            index = []
+            for i in stmt.index:
+                index.append((yield from self.eval(i, env, idx)))
+            self.arrays[stmt.tensor][tuple(index)] = tensor.dtype.wrap(value)
+
+    def eval(self, e, env, idx):
+        if isinstance(e, Const):
+            return e.value
+        if isinstance(e, LoopIndex):
+            return idx[e.depth]
+        if isinstance(e, VarRef):
+            return env[e.name]
+        if isinstance(e, BinOp):
+            a = yield from self.eval(e.lhs, env, idx)
+            b = yield from self.eval(e.rhs, env, idx)
+            return _BINARY[e.op](a, b)
+        if isinstance(e, Neg):
+            return -(yield from self.eval(e.operand, env, idx))
+        if isinstance(e, Slice):
+            v = yield from self.eval(e.operand, env, idx)
+            return (v >> e.start) & ((1 << (e.stop - e.start)) - 1)
+        if isinstance(e, Read):
+            index = []
+            for i in e.index:
+                index.append((yield from self.eval(i, env, idx)))
+            return int(self.arrays[e.tensor][tuple(index)])
+        if isinstance(e, Get):
+            q = self.queues[e.channel]
+            while not q:
+                yield ("get", e.channel)
+            self.moves += 1
+            return q.popleft()
+        raise TypeError(f"unknown expression {e!r}")
+
+    def run(self):
+        running = {name: self.run_instance(inst) for name, inst in sorted(self.graph.instances.items())}
+        waiting = {}
+        for _ in range(self.budget):
+            moved = self.moves
+            for name in list(running):
+                try:
+                    waiting[name] = next(running[name])
+                except StopIteration:
+                    del running[name]
+                    self.moves += 1
+            if not running:
+                return
+            if self.moves == moved:
+                # Every instance had its turn and none could push, pop or finish.
+                inst = self.graph.instances[sorted(running)[0]]
+                raise HwgenError("deadlock: no task can make progress: "
+                                 + self.describe(running, waiting)
+                                 + ". Deepen the streams or reorder the puts and gets.", inst.loc)
+        raise HwgenError(f"interpreter stopped after {self.budget} scheduling rounds: "
+                         + self.describe(running, waiting))
+
+    def describe(self, running, waiting):
+        parts = []
+        for name in sorted(running):
+            kind, chan = waiting.get(name, ("run", None))
+            depth = self.graph.channels[chan].depth if chan else 0
+            state = "empty" if kind == "get" else f"full ({depth} of {depth})"
+            parts.append(f"{name} waits to {kind} on '{chan}' ({state})")
+        return "; ".join(parts)
+
+
+def run(graph, inputs, budget=10_000_000):
+    """Run ``graph`` on ``inputs`` (name -> array) and return its outputs (name -> array)."""
+    arrays = check_inputs(graph, inputs)
+    for t in graph.outputs:
+        arrays[t.name] = np.zeros(t.shape, dtype=np.int64)
+    _Machine(graph, arrays, budget).run()
+    return {t.name: arrays[t.name] for t in graph.outputs}

@@ -1,0 +1,117 @@
+"""Element types, tensor types and layouts: the vocabulary of the task graph.
+
+``int8[M, K]`` builds a tensor type; ``int8[M, K] @ [S(0), R]`` adds a layout that shards
+dimension 0 over grid axis 0 and replicates dimension 1.
+"""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class IntType:
+    """A two's-complement (``signed``) or unsigned integer of ``bits`` bits."""
+    bits: int
+    signed: bool
+
+    @property
+    def name(self):
+        return f"{'int' if self.signed else 'uint'}{self.bits}"
+
+    @property
+    def min(self):
+        return -(1 << (self.bits - 1)) if self.signed else 0
+
+    @property
+    def max(self):
+        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
+
+    def wrap(self, value):
+        """``value`` reduced to this type, as hardware truncation does."""
+        value &= (1 << self.bits) - 1
+        if self.signed and value >> (self.bits - 1):
+            value -= 1 << self.bits
+        return value
+
+    def __getitem__(self, shape):
+        shape = shape if isinstance(shape, tuple) else (shape,)
+        return TensorType(self, tuple(shape))
+
+    def __repr__(self):
+        return self.name
+
+
+@dataclass(frozen=True)
+class Sharded:
+    """A tensor dimension split over grid axis ``axis``: one bank per shard."""
+    axis: int
+
+    def __repr__(self):
+        return f"S({self.axis})"
+
+
+class _Replicated:
+    """A tensor dimension every task instance sees whole."""
+
+    def __repr__(self):
+        return "R"
+
+
+S = Sharded
+R = _Replicated()
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """An element type, a shape and (optionally) a layout with one entry per dimension."""
+    dtype: IntType
+    shape: tuple
+    layout: tuple = None
+
+    def __matmul__(self, layout):
+        layout = tuple(layout) if isinstance(layout, (list, tuple)) else (layout,)
+        return TensorType(self.dtype, self.shape, layout)
+
+    def __repr__(self):
+        text = f"{self.dtype.name}{list(self.shape)}"
+        return text + (f" @ {list(self.layout)}" if self.layout else "")
+
+
+@dataclass(frozen=True)
+class StreamType:
+    """A FIFO channel carrying ``dtype`` with room for ``depth`` elements."""
+    dtype: IntType
+    depth: int
+    shape: tuple = ()
+
+    def __getitem__(self, shape):
+        shape = shape if isinstance(shape, tuple) else (shape,)
+        return StreamType(self.dtype, self.depth, tuple(shape))
+
+
+class _StreamFactory:
+    """``Stream[int8, 2]`` is a stream type; ``Stream[int8, 2][P0, P1]`` an array of them."""
+
+    def __getitem__(self, args):
+        args = args if isinstance(args, tuple) else (args,)
+        dtype, depth = (args + (2,))[:2] if len(args) == 1 else args
+        return StreamType(dtype, depth)
+
+
+Stream = _StreamFactory()
+
+
+def _int(bits, signed):
+    return IntType(bits, signed)
+
+
+int1, int2, int4, int8, int16, int32, int64 = (_int(b, True) for b in (1, 2, 4, 8, 16, 32, 64))
+uint1, uint2, uint4, uint8, uint16, uint32, uint64 = (_int(b, False) for b in (1, 2, 4, 8, 16, 32, 64))
+
+
+def Int(bits):
+    """A signed integer type of any width."""
+    return IntType(bits, True)
+
+
+def UInt(bits):
+    """An unsigned integer type of any width."""
+    return IntType(bits, False)
