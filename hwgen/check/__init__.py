@@ -1,0 +1,10 @@
+"""Static checks on the task graph, run before any hardware exists."""
+from .layouts import check_layouts
+from .streams import check_streams
+
+
+def check(graph):
+    """Run every check; the first problem found raises ``HwgenError`` naming the user's line."""
+    check_streams(graph)
+    check_layouts(graph)
+    return graph

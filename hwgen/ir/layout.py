@@ -1,0 +1,92 @@
+"""How a tensor's layout splits it into banks, and where each element lives.
+
+A dimension sharded ``S(axis)`` over a grid with ``P`` positions on ``axis`` becomes ``P`` shards
+of ``shape / P`` elements; a replicated dimension is one shard. Banks are numbered row-major over
+the shard indices; an element's address inside its bank is row-major over the shard extents.
+"""
+from dataclasses import dataclass
+
+from .graph import BinOp, Const, LoopIndex, Read, Write, Neg, stmt_exprs
+from .types import Sharded
+
+
+@dataclass(frozen=True)
+class Banking:
+    shards: tuple       # shards per dimension
+    extent: tuple       # elements per shard, per dimension
+
+    @property
+    def banks(self):
+        n = 1
+        for s in self.shards:
+            n *= s
+        return n
+
+    @property
+    def depth(self):
+        n = 1
+        for e in self.extent:
+            n *= e
+        return n
+
+    def bank(self, index):
+        b = 0
+        for i, s, e in zip(index, self.shards, self.extent):
+            b = b * s + i // e
+        return b
+
+    def address(self, index):
+        a = 0
+        for i, e in zip(index, self.extent):
+            a = a * e + i % e
+        return a
+
+    def strides(self):
+        """Address stride of each dimension inside a bank."""
+        strides, acc = [], 1
+        for e in reversed(self.extent):
+            strides.append(acc)
+            acc *= e
+        return tuple(reversed(strides))
+
+
+def banking(tensor, grid):
+    """The ``Banking`` of ``tensor`` when accessed by tasks on ``grid``."""
+    layout = tensor.type.layout or tuple(None for _ in tensor.shape)
+    shards = tuple(grid[l.axis] if isinstance(l, Sharded) else 1 for l in layout)
+    extent = tuple(n // s for n, s in zip(tensor.shape, shards))
+    return Banking(shards, extent)
+
+
+def index_bounds(expr, trips):
+    """Smallest and largest value of an affine index expression over a loop nest, or None."""
+    if isinstance(expr, Const):
+        return expr.value, expr.value
+    if isinstance(expr, LoopIndex):
+        return 0, trips[expr.depth] - 1
+    if isinstance(expr, Neg):
+        b = index_bounds(expr.operand, trips)
+        return None if b is None else (-b[1], -b[0])
+    if isinstance(expr, BinOp) and expr.op in ("+", "-", "*"):
+        a, b = index_bounds(expr.lhs, trips), index_bounds(expr.rhs, trips)
+        if a is None or b is None:
+            return None
+        if expr.op == "+":
+            return a[0] + b[0], a[1] + b[1]
+        if expr.op == "-":
+            return a[0] - b[1], a[1] - b[0]
+        prods = [x * y for x in a for y in b]
+        return min(prods), max(prods)
+    return None
+
+
+def tensor_accesses(graph):
+    """Every tensor access: (tensor name, instance, segment, index tuple, loc)."""
+    for inst in graph.instances.values():
+        for seg in inst.segments:
+            for stmt in seg.body:
+                if isinstance(stmt, Write):
+                    yield stmt.tensor, inst, seg, stmt.index, stmt.loc
+                for e in stmt_exprs(stmt):
+                    if isinstance(e, Read):
+                        yield e.tensor, inst, seg, e.index, e.loc or stmt.loc

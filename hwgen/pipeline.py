@@ -1,0 +1,77 @@
+"""Load an example program, instantiate it at given parameters and check it."""
+import importlib.util
+import inspect
+import os
+import sys
+import traceback
+
+from .check import check
+from .errors import HwgenError
+from .lang.frontend import Region
+
+
+def parse_params(text):
+    """``"M=8 N=8 K=64"`` -> ``{"M": 8, "N": 8, "K": 64}``."""
+    params = {}
+    for item in (text or "").replace(",", " ").split():
+        name, sep, value = item.partition("=")
+        if not sep or not name.isidentifier():
+            raise HwgenError(f"bad parameter {item!r}: write NAME=VALUE, e.g. PARAMS=\"M=8 K=64\"")
+        try:
+            params[name] = int(value, 0)
+        except ValueError:
+            raise HwgenError(f"parameter {name} must be an integer, got {value!r}") from None
+    return params
+
+
+def load_module(path):
+    if not os.path.isfile(path):
+        raise HwgenError(f"design file {path!r} not found (try hwgen/examples/gemm_os.py)")
+    name = "hwgen_design_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except HwgenError:
+        raise
+    except Exception as e:
+        raise _user_error(e, path) from None
+    return module
+
+
+def _user_error(exc, path):
+    """A Python error raised in the user's file, as a HwgenError naming their line."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if os.path.abspath(f.filename) == os.path.abspath(path)]
+    loc = (frames[-1].filename, frames[-1].lineno) if frames else None
+    hint = ""
+    if isinstance(exc, NameError):
+        hint = " (unknown name: is it a type? use int8, int16, int32, uint8, ... or Int(bits))"
+    return HwgenError(f"{type(exc).__name__}: {exc}{hint}", loc)
+
+
+def load_design(path, params=None):
+    """The checked task graph of the design in ``path`` at ``params`` (missing ones default)."""
+    module = load_module(path)
+    build = getattr(module, "build", None)
+    if build is None:
+        raise HwgenError(f"{path} must define build(**params) returning a @hwgen.region")
+    sig = inspect.signature(build)
+    params = dict(params or {})
+    unknown = set(params) - set(sig.parameters)
+    if unknown:
+        raise HwgenError(f"unknown parameter(s) {sorted(unknown)} for {path}; it takes "
+                         + ", ".join(f"{k}={v.default}" for k, v in sig.parameters.items()))
+    full = {k: params.get(k, v.default) for k, v in sig.parameters.items()}
+    for k, v in full.items():
+        if not isinstance(v, int) or v < 1:
+            raise HwgenError(f"parameter {k} must be a positive integer, got {v!r}")
+    try:
+        region = build(**full)
+    except HwgenError:
+        raise
+    except Exception as e:
+        raise _user_error(e, path) from None
+    if not isinstance(region, Region):
+        raise HwgenError(f"build() in {path} must return a @hwgen.region, got {region!r}")
+    return check(region.graph(full))

@@ -1,0 +1,367 @@
+"""A lockstep group: task instances compiled to one controller, one stall and their datapaths.
+
+The controller walks the group's iteration space (segments of perfect loop nests) one iteration
+per enabled cycle and produces, for iteration ``n``, the flags each statement needs (the
+iteration is valid, it lies in segment ``g``, it is the first/last of some loops) and the loop
+indices. A member ``skew`` cycles behind the base, at pipeline level ``l``, sees those signals
+through a shared delay line tapped at ``skew + l`` — the control wavefront of a systolic array.
+
+Every register moves only when the group is enabled (``en``: no FIFO op active this cycle is
+blocked). Datapath registers are reset-less; control registers reset.
+"""
+from amaranth.hdl import Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..ir.graph import (Assign, BinOp, Get, LoopIndex, Neg, Put, Read, Slice, VarRef, Write,
+                        Const as IRConst, stmt_exprs)
+from ..ir.layout import index_bounds
+from ..ir.types import Sharded
+from . import ports
+from .ports import shape_of
+
+
+def _safe(name):
+    return name.replace("[", "_").replace("]", "").replace(",", "_")
+
+
+class _Staged:
+    """A value that exists at pipeline ``level``."""
+
+    def __init__(self, value, level):
+        self.value, self.level = value, level
+
+
+class _Tapped:
+    """A control value available at every level through the delay line ``key``."""
+
+    def __init__(self, key):
+        self.key = key
+
+
+class Group(wiring.Component):
+    """The hardware of one ``schedule.Group``.
+
+    Parameters
+    ----------
+    graph : ir.Graph
+    sched : schedule.Schedule
+    group : schedule.Group
+    bankings : dict
+        Tensor name -> ``ir.layout.Banking``.
+
+    Attributes
+    ----------
+    start : In(1)
+        Pulse: run one problem.
+    done : Out(1)
+        High from the end of the problem until the next ``start``.
+    rd_<k>, wr_<k>, put_<ch>, get_<ch>
+        Memory and FIFO ports; ``read_ports``, ``write_ports``, ``fifo_puts``, ``fifo_gets``
+        say what each connects to.
+    """
+
+    def __init__(self, graph, sched, group, bankings):
+        self.graph, self.sched, self.group, self.bankings = graph, sched, group, bankings
+        self.read_ports = []    # (port name, tensor, bank)
+        self.write_ports = []
+        self.fifo_puts = []     # (port name, channel)
+        self.fifo_gets = []
+        self._port_of = {}
+        self._shard_base = {}
+        members = {"start": In(1), "done": Out(1)}
+        for name in group.members:
+            inst = graph.instances[name]
+            for seg in inst.segments:
+                for s in seg.body:
+                    if isinstance(s, Write):
+                        t = graph.tensors[s.tensor]
+                        pname = f"wr{len(self.write_ports)}"
+                        self.write_ports.append((pname, s.tensor, self._bank(inst, s, seg)))
+                        b = bankings[s.tensor]
+                        members[pname] = Out(ports.write_port(b.depth, shape_of(t.dtype)))
+                        self._port_of[id(s)] = pname
+                    if isinstance(s, Put) and s.channel in sched.fifos:
+                        pname = f"put_{_safe(s.channel)}"
+                        self.fifo_puts.append((pname, s.channel))
+                        members[pname] = Out(ports.fifo_put(shape_of(graph.channels[s.channel].dtype)))
+                    for e in stmt_exprs(s):
+                        if isinstance(e, Read) and id(e) not in self._port_of:
+                            t = graph.tensors[e.tensor]
+                            pname = f"rd{len(self.read_ports)}"
+                            self.read_ports.append((pname, e.tensor, self._bank(inst, e, seg)))
+                            b = bankings[e.tensor]
+                            members[pname] = Out(ports.read_port(b.depth, shape_of(t.dtype)))
+                            self._port_of[id(e)] = pname
+                        if isinstance(e, Get) and e.channel in sched.fifos:
+                            pname = f"get_{_safe(e.channel)}"
+                            self.fifo_gets.append((pname, e.channel))
+                            members[pname] = Out(ports.fifo_get(shape_of(graph.channels[e.channel].dtype)))
+        super().__init__(members)
+
+    def _bank(self, inst, access, seg):
+        """The single bank an access touches (the layout check guarantees there is one); also
+        records the first index of that bank's shard in every dimension."""
+        tensor = self.graph.tensors[access.tensor]
+        banking = self.bankings[access.tensor]
+        layout = tensor.type.layout or ()
+        index = []
+        for d, e in enumerate(access.index):
+            sharded = d < len(layout) and isinstance(layout[d], Sharded)
+            index.append(index_bounds(e, seg.trips)[0] if sharded else 0)
+        self._shard_base[id(access)] = tuple((i // x) * x for i, x in zip(index, banking.extent))
+        return banking.bank(index)
+
+    # -- elaboration --------------------------------------------------------------------------
+
+    def elaborate(self, platform):
+        m = Module()
+        self.m = m
+        self.en = Signal()
+        self.stall_terms = []
+        self.lines = {}         # delay line key -> (base value, [registers])
+        self.base = {}          # delay line key -> base value
+        self.pipes = {}
+        self._controller(m)
+        self.links = {ch: [Signal(shape_of(self.graph.channels[ch].dtype), reset_less=True,
+                                  name=f"link_{_safe(ch)}_{k}") for k in range(delay)]
+                      for ch, delay in sorted(self.group.links.items())}
+        for ch, regs in self.links.items():
+            with m.If(self.en):
+                for a, b in zip(regs[1:], regs[:-1]):
+                    m.d.sync += a.eq(b)
+        for name in self.group.members:
+            self._member(m, name)
+        stall = Signal()
+        if self.stall_terms:
+            m.d.comb += stall.eq(self._any(self.stall_terms))
+        m.d.comb += self.en.eq(~stall)
+        for key, (base, regs) in sorted(self.lines.items(), key=lambda kv: str(kv[0])):
+            with m.If(self.en):
+                for k, r in enumerate(regs):
+                    m.d.sync += r.eq(base if k == 0 else regs[k - 1])
+        return m
+
+    @staticmethod
+    def _any(terms):
+        v = terms[0]
+        for t in terms[1:]:
+            v = v | t
+        return v
+
+    def _controller(self, m):
+        g = self.group
+        total = g.iterations + g.taps
+        running = Signal()
+        count = Signal(range(total + 1))
+        self.valid0 = valid0 = Signal()
+        m.d.comb += valid0.eq(running & (count < g.iterations))
+        depth = max((len(t) for t in g.structure), default=0)
+        self.idx = [Signal(range(max([t[d] for t in g.structure if len(t) > d]) + 1),
+                           name=f"idx{d}") for d in range(depth)]
+        self.seg = Signal(range(len(g.structure) + 1))
+        with m.If(self.start):
+            m.d.sync += [running.eq(1), count.eq(0), self.done.eq(0), self.seg.eq(0)]
+            m.d.sync += [i.eq(0) for i in self.idx]
+        with m.Elif(running & self.en):
+            m.d.sync += count.eq(count + 1)
+            with m.If(count == total - 1):
+                m.d.sync += [running.eq(0), self.done.eq(1)]
+            with m.If(valid0):
+                with m.Switch(self.seg):
+                    for gi, trips in enumerate(g.structure):
+                        with m.Case(gi):
+                            lasts = [self.idx[d] == trips[d] - 1 for d in range(len(trips))]
+                            for d in range(len(trips)):
+                                inner = Const(1) if d == len(trips) - 1 else \
+                                    self._all(lasts[d + 1:])
+                                with m.If(inner):
+                                    m.d.sync += self.idx[d].eq(Mux(lasts[d], 0, self.idx[d] + 1))
+                            with m.If(self._all(lasts) if trips else Const(1)):
+                                m.d.sync += self.seg.eq(gi + 1)
+
+    @staticmethod
+    def _all(terms):
+        v = Const(1)
+        for t in terms:
+            v = v & t
+        return v
+
+    def _cond_key(self, gi, pred):
+        key = ("cond", gi, tuple((p.kind, p.depth) for p in pred))
+        if key not in self.base:
+            trips = self.group.structure[gi]
+            v = self.valid0 & (self.seg == gi)
+            for p in pred:
+                for d in range(p.depth, len(trips)):
+                    v = v & (self.idx[d] == (0 if p.kind == "first" else trips[d] - 1))
+            sig = Signal(name=f"c{gi}_" + "_".join(f"{p.kind}{p.depth}" for p in pred))
+            self.m.d.comb += sig.eq(v)
+            self.base[key] = sig
+        return key
+
+    def _tap(self, key, delay):
+        base = self.base[key]
+        if delay == 0:
+            return base
+        _, regs = self.lines.setdefault(key, (base, []))
+        while len(regs) < delay:
+            reset_less = key[0] == "idx"
+            regs.append(Signal.like(base, reset_less=reset_less,
+                                    name=f"{'_'.join(map(str, key[:2]))}_d{len(regs) + 1}"))
+        return regs[delay - 1]
+
+    def _pipe(self, value, frm, to, name):
+        """``value`` (existing at level ``frm``) delayed to level ``to``."""
+        assert to >= frm, (frm, to)
+        v = value
+        for lvl in range(frm + 1, to + 1):
+            key = (id(value), lvl)
+            if key not in self.pipes:
+                r = Signal(v.shape(), reset_less=True, name=f"{name}_l{lvl}")
+                with self.m.If(self.en):
+                    self.m.d.sync += r.eq(v)
+                self.pipes[key] = (r, value)
+            v = self.pipes[key][0]
+        return v
+
+    # -- a member -------------------------------------------------------------------------------
+
+    def _member(self, m, name):
+        inst = self.graph.instances[name]
+        levels = self.sched.levels[name]
+        skew = self.group.skew[name]
+        prefix = _safe(name)
+        regs = {v: Signal(shape_of(t), reset_less=True, name=f"{prefix}__{v}")
+                for v, t in sorted(inst.vars.items())}
+
+        def at(v, level, label="v"):
+            if isinstance(v, int):
+                return Const(v)
+            if isinstance(v, _Tapped):
+                return self._tap(v.key, skew + level)
+            return self._pipe(v.value, v.level, level, f"{prefix}__{label}")
+
+        def cond(gi, pred, level):
+            return self._tap(self._cond_key(gi, pred), skew + level)
+
+        def level_of(v):
+            return 0 if isinstance(v, (int, _Tapped)) else v.level
+
+        def emit(e, env, gi):
+            if isinstance(e, IRConst):
+                return e.value
+            if isinstance(e, LoopIndex):
+                key = ("idx", e.depth)
+                self.base.setdefault(key, self.idx[e.depth])
+                return _Tapped(key)
+            if isinstance(e, VarRef):
+                if e.name in env:
+                    return env[e.name]
+                return _Staged(regs[e.name], levels.var[e.name])
+            if isinstance(e, Get):
+                if e.channel in self.links:
+                    return _Staged(self.links[e.channel][-1], 0)
+                port = getattr(self, f"get_{_safe(e.channel)}")
+                c = cond(gi, stmt_pred, 0)
+                m.d.comb += port.en.eq(c & self.en)
+                self.stall_terms.append(c & ~port.rdy)
+                data = Signal(shape_of(self.graph.channels[e.channel].dtype),
+                              name=f"{prefix}__get_{_safe(e.channel)}")
+                m.d.comb += data.eq(port.data)
+                return _Staged(data, 0)
+            if isinstance(e, Read):
+                port = getattr(self, self._port_of[id(e)])
+                parts = [emit(i, env, gi) for i in e.index]
+                lvl = max([level_of(p) for p in parts] + [0])
+                m.d.comb += [port.addr.eq(self._address(e, parts, lvl, at)), port.en.eq(self.en)]
+                return _Staged(port.data, lvl + 1)
+            if isinstance(e, BinOp):
+                a, b = emit(e.lhs, env, gi), emit(e.rhs, env, gi)
+                if isinstance(a, int) and isinstance(b, int):
+                    return _fold(e.op, a, b)
+                lvl = max(level_of(a), level_of(b))
+                value = _binop(e.op, at(a, lvl), at(b, lvl))
+                if e.op == "*" and not isinstance(a, int) and not isinstance(b, int):
+                    prod = Signal(value.shape(), reset_less=True, name=f"{prefix}__prod")
+                    with m.If(self.en):
+                        m.d.sync += prod.eq(value)
+                    return _Staged(prod, lvl + 1)
+                return _Staged(value, lvl)
+            if isinstance(e, Neg):
+                a = emit(e.operand, env, gi)
+                return -a if isinstance(a, int) else _Staged(-at(a, level_of(a)), level_of(a))
+            if isinstance(e, Slice):
+                a = emit(e.operand, env, gi)
+                if isinstance(a, int):
+                    return (a >> e.start) & ((1 << (e.stop - e.start)) - 1)
+                return _Staged(at(a, level_of(a))[e.start:e.stop], level_of(a))
+            raise TypeError(e)
+
+        for gi, seg in enumerate(inst.segments):
+            env = {}
+            for s in seg.body:
+                stmt_pred = s.pred
+                if isinstance(s, Assign):
+                    v = emit(s.value, env, gi)
+                    t = inst.vars[s.var]
+                    lvl = level_of(v)
+                    if s.pred:
+                        cur = env.get(s.var, _Staged(regs[s.var], levels.var[s.var]))
+                        lvl = max(lvl, level_of(cur))
+                        value = Mux(cond(gi, s.pred, lvl), at(v, lvl), at(cur, lvl))
+                    else:
+                        value = at(v, lvl)
+                    w = Signal(shape_of(t), name=f"{prefix}__{s.var}_new")
+                    m.d.comb += w.eq(value)
+                    env[s.var] = _Staged(w, lvl)
+                elif isinstance(s, Put):
+                    v = emit(s.value, env, gi)
+                    lvl = levels.puts[s.channel]
+                    dtype = self.graph.channels[s.channel].dtype
+                    if s.channel in self.links:
+                        with m.If(self.en):
+                            m.d.sync += self.links[s.channel][0].eq(at(v, lvl))
+                    else:
+                        port = getattr(self, f"put_{_safe(s.channel)}")
+                        c = cond(gi, s.pred, lvl)
+                        data = Signal(shape_of(dtype), name=f"{prefix}__put_{_safe(s.channel)}")
+                        m.d.comb += [data.eq(at(v, lvl)), port.data.eq(data),
+                                     port.en.eq(c & self.en)]
+                        self.stall_terms.append(c & ~port.rdy)
+                elif isinstance(s, Write):
+                    parts = [emit(i, env, gi) for i in s.index]
+                    v = emit(s.value, env, gi)
+                    lvl = max([level_of(p) for p in parts] + [level_of(v)])
+                    port = getattr(self, self._port_of[id(s)])
+                    m.d.comb += [port.addr.eq(self._address(s, parts, lvl, at)),
+                                 port.data.eq(at(v, lvl)),
+                                 port.en.eq(cond(gi, s.pred, lvl) & self.en)]
+            for var, v in env.items():
+                lvl = levels.var[var]
+                with m.If(self.en & cond(gi, (), lvl)):
+                    m.d.sync += regs[var].eq(at(v, lvl))
+
+    def _address(self, access, parts, level, at):
+        """The address of a tensor access inside its bank, at pipeline ``level``."""
+        banking = self.bankings[access.tensor]
+        addr = 0
+        for p, base, stride in zip(parts, self._shard_base[id(access)], banking.strides()):
+            if isinstance(p, int):
+                addr += (p - base) * stride
+            else:
+                term = at(p, level) - base if base else at(p, level)
+                addr = addr + (term * stride if stride != 1 else term)
+        return Const(addr) if isinstance(addr, int) else addr
+
+
+def _fold(op, a, b):
+    from ..ir.interp import _BINARY
+    return _BINARY[op](a, b)
+
+
+def _binop(op, a, b):
+    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "&": lambda: a & b,
+            "|": lambda: a | b, "^": lambda: a ^ b, "<<": lambda: a << b, ">>": lambda: a >> b,
+            "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
+            "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[op]()

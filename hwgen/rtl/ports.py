@@ -1,0 +1,32 @@
+"""Signatures of the ports between compute groups, buffers and FIFOs (from the group's side)."""
+from amaranth.hdl import Shape
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+
+def addr_width(depth):
+    return max(0, (depth - 1).bit_length())
+
+
+def read_port(depth, shape):
+    """A synchronous memory read: ``data`` holds ``mem[addr]`` one enabled cycle later."""
+    return wiring.Signature({"addr": Out(addr_width(depth)), "en": Out(1), "data": In(shape)})
+
+
+def write_port(depth, shape):
+    return wiring.Signature({"addr": Out(addr_width(depth)), "en": Out(1), "data": Out(shape)})
+
+
+def fifo_put(shape):
+    """The write side of a FIFO: ``en`` writes ``data`` when ``rdy``."""
+    return wiring.Signature({"data": Out(Shape.cast(shape).width), "en": Out(1), "rdy": In(1)})
+
+
+def fifo_get(shape):
+    return wiring.Signature({"data": In(Shape.cast(shape).width), "en": Out(1), "rdy": In(1)})
+
+
+def shape_of(dtype):
+    """The Amaranth shape of an ``IntType``."""
+    from amaranth.hdl import signed, unsigned
+    return signed(dtype.bits) if dtype.signed else unsigned(dtype.bits)
