@@ -1,0 +1,38 @@
+"""Component -> Verilog and ``design.json``, the manifest every testbench and flow reads."""
+import json
+import os
+
+from amaranth.back import verilog
+
+from ..rtl.top import Top
+
+
+def manifest(top, verilog_files):
+    graph = top.graph
+    ports = []
+    for t in graph.tensors.values():
+        ports.append({"name": t.name, "dir": t.direction, "dtype": t.dtype.name,
+                      "shape": list(t.shape), "lanes": top.lanes,
+                      "payload": f"{t.name}__payload", "valid": f"{t.name}__valid",
+                      "ready": f"{t.name}__ready"})
+    return {"top": graph.name, "verilog": list(verilog_files), "clock": "clk", "reset": "rst",
+            "params": dict(graph.params), "ports": ports,
+            "expected_cycles": top.expected_cycles,
+            "schedule": {"groups": len(top.schedule.groups),
+                         "register_streams": sum(len(g.links) for g in top.schedule.groups),
+                         "fifo_streams": len(top.schedule.fifos)}}
+
+
+def write(graph, out_dir, lanes=1):
+    """Write ``<top>.v`` and ``design.json`` into ``out_dir``; return the manifest."""
+    os.makedirs(out_dir, exist_ok=True)
+    top = Top(graph, lanes=lanes)
+    text = verilog.convert(top, name=graph.name, emit_src=False)
+    vname = f"{graph.name}.v"
+    with open(os.path.join(out_dir, vname), "w") as f:
+        f.write(text)
+    info = manifest(top, [vname])
+    with open(os.path.join(out_dir, "design.json"), "w") as f:
+        json.dump(info, f, indent=1)
+        f.write("\n")
+    return info
