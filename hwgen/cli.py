@@ -1,0 +1,185 @@
+"""hwgen's command line: build, sim, timing, bitstream and demo (the Makefile calls these)."""
+import argparse
+import os
+import sys
+import time
+
+from .errors import HwgenError
+
+DEFAULT_DESIGN = "hwgen/examples/gemm_os.py"
+
+
+def _out_dir(args):
+    if args.out:
+        return args.out
+    name = os.path.splitext(os.path.basename(args.design))[0]
+    return os.path.join("build", name)
+
+
+def _graph(args):
+    from .pipeline import load_design, parse_params
+    return load_design(args.design, parse_params(args.params))
+
+
+class _Steps:
+    """Numbered progress lines with elapsed time, for steps that take seconds to minutes."""
+
+    def __init__(self, total):
+        self.total, self.n, self.t0 = total, 0, time.time()
+
+    def __call__(self, text):
+        self.n += 1
+        print(f"[{self.n}/{self.total} {time.time() - self.t0:6.1f}s] {text}", flush=True)
+
+
+def cmd_build(args):
+    from .flow import verilog
+    out = _out_dir(args)
+    info = verilog.write(_graph(args), out)
+    s = info["schedule"]
+    print(f"wrote {os.path.join(out, info['verilog'][0])} and {os.path.join(out, 'design.json')}")
+    print(f"  {info['top']} {info['params']}: expected_cycles {info['expected_cycles']}, "
+          f"{s['groups']} lockstep group(s), {s['register_streams']} stream(s) as registers, "
+          f"{s['fifo_streams']} as FIFOs")
+    return 0
+
+
+def cmd_sim(args):
+    from .flow.simulate import simulate, summary
+    steps = _Steps(2)
+    graph = _graph(args)
+    steps(f"building and simulating {graph.name} {graph.params} on {args.sim} "
+          f"({args.problems} problems, random gaps and back-pressure)")
+    result = simulate(graph, _out_dir(args), sim=args.sim, problems=args.problems, seed=args.seed)
+    steps("done")
+    for line in summary(result, args.sim):
+        print(line)
+    ok = not result["failed"] and result["tests"] and all(r["pass"] for r in result["tests"].values())
+    return 0 if ok else 1
+
+
+def _print_timing(t):
+    u, a = t["used"], t["available"]
+    print(f"Fmax {t['fmax_mhz']:.1f} MHz on {t['device']} (seeds: "
+          + ", ".join(f"{f:.1f}" for f in t["fmax_seeds"]) + ")")
+    print(f"{'resource':<8} {'used':>8} {'available':>10} {'%':>6}")
+    for col in ("LUT", "FF", "DSP", "BRAM", "LUTRAM"):
+        if a.get(col):
+            print(f"{col:<8} {u[col]:>8} {a[col]:>10} {100 * u[col] / a[col]:>6.1f}")
+
+
+def cmd_timing(args):
+    from .flow import verilog
+    from .flow.pnr import device_info, timing
+    from .flow.board import selftest_verilog
+    device_info(args.device)
+    graph = _graph(args)
+    out = _out_dir(args)
+    steps = _Steps(2 + len(args.seeds))
+    info = verilog.write(graph, out)
+    workdir = os.path.join(out, f"timing_{args.device}")
+    os.makedirs(workdir, exist_ok=True)
+    if args.device.startswith("ice40"):
+        # The UP5K package has too few pins for raw host ports: time the self-test wrapper.
+        files, top = selftest_verilog(graph, workdir)
+    else:
+        import shutil
+        for v in info["verilog"]:
+            shutil.copy(os.path.join(out, v), workdir)
+        files, top = info["verilog"], info["top"]
+    steps(f"wrote Verilog; synthesizing {top} for {args.device} with Yosys")
+    t = timing(workdir, files, top, args.device, args.freq, args.seeds, progress=steps)
+    _print_timing(t)
+    print(f"report: {os.path.join(workdir, 'timing.json')}")
+    return 0
+
+
+def cmd_bitstream(args):
+    from .flow.board import bitstream
+    graph = _graph(args)
+    steps = _Steps(4)
+    path, t = bitstream(graph, _out_dir(args), args.board, progress=steps)
+    print(f"bitstream: {path} (Fmax {t['fmax_mhz']:.1f} MHz, needs the board clock)")
+    return 0
+
+
+def cmd_demo(args):
+    from .flow import verilog
+    from .flow.pnr import timing
+    from .flow.simulate import simulate, summary
+    import shutil
+    graph = _graph(args)
+    out = _out_dir(args)
+    steps = _Steps(4)
+    steps(f"{graph.name} {graph.params}: generating Verilog")
+    info = verilog.write(graph, out)
+    steps(f"simulating on {args.sim} against the numpy golden model (3 problems back to back)")
+    sim = simulate(graph, out, sim=args.sim)
+    steps(f"Yosys + nextpnr for {args.device}")
+    workdir = os.path.join(out, f"timing_{args.device}")
+    os.makedirs(workdir, exist_ok=True)
+    for v in info["verilog"]:
+        shutil.copy(os.path.join(out, v), workdir)
+    t = timing(workdir, info["verilog"], info["top"], args.device, seeds=(1,))
+    print()
+    for line in summary(sim, args.sim):
+        print(line)
+    pes = len(graph.instances)
+    u = t["used"]
+    ok = not sim["failed"] and all(r["pass"] for r in sim["tests"].values())
+    cycles = sim["tests"].get("no_stall", {}).get("cycles", [])
+    print(f"\nSUMMARY {graph.name} {graph.params}: {'PASS' if ok else 'FAIL'} | cycles/problem "
+          f"{cycles[0] if cycles else '-'} vs expected {info['expected_cycles']} | "
+          f"Fmax {t['fmax_mhz']:.1f} MHz on {args.device} | LUT {u['LUT']} FF {u['FF']} "
+          f"DSP {u['DSP']} BRAM {u['BRAM']} ({pes} PEs: {u['LUT'] / pes:.0f} LUT, "
+          f"{u['FF'] / pes:.0f} FF, {u['DSP'] / pes:.2f} DSP per PE)")
+    return 0 if ok else 1
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="hwgen", description="Turn a Python task-and-stream program into verified Verilog, "
+        "timing reports and bitstreams. DESIGN is a Python file defining build(**params) that "
+        "returns a @hwgen.region.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p):
+        p.add_argument("design", nargs="?", default=DEFAULT_DESIGN,
+                       help=f"design file (default {DEFAULT_DESIGN})")
+        p.add_argument("--params", default="", help='sizes, e.g. "M=8 N=8 K=64" (defaults: '
+                       "the build() signature)")
+        p.add_argument("--out", default=None, help="output folder (default build/<design>)")
+        return p
+
+    p = common(sub.add_parser("build", help="write Verilog and design.json"))
+    p.set_defaults(fn=cmd_build)
+    p = common(sub.add_parser("sim", help="cocotb simulation against the numpy golden model"))
+    p.add_argument("--sim", default="verilator", help="verilator (default) or icarus")
+    p.add_argument("--problems", type=int, default=3, help="problems back to back (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="random seed for data and back-pressure")
+    p.set_defaults(fn=cmd_sim)
+    p = common(sub.add_parser("timing", help="Yosys + nextpnr: Fmax and utilization"))
+    p.add_argument("--device", default="ecp5-85k", help="ecp5-85k (default) or ice40-up5k")
+    p.add_argument("--freq", type=float, default=None, help="target MHz (default 200 / 60)")
+    p.add_argument("--seeds", type=int, nargs="+", default=[1], help="nextpnr seeds (median)")
+    p.set_defaults(fn=cmd_timing)
+    p = common(sub.add_parser("bitstream", help="board bitstream running an on-board self-test"))
+    p.add_argument("--board", default="ulx3s-85f", help="ulx3s-85f (default) or icebreaker")
+    p.set_defaults(fn=cmd_bitstream)
+    p = common(sub.add_parser("demo", help="build, simulate and time one design; one summary"))
+    p.add_argument("--sim", default="verilator")
+    p.add_argument("--device", default="ecp5-85k")
+    p.set_defaults(fn=cmd_demo)
+    args = parser.parse_args(argv)
+    try:
+        return args.fn(args)
+    except HwgenError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

