@@ -12,7 +12,7 @@ DEVICE  ?= ecp5-85k
 BOARD   ?= ulx3s-85f
 JOBS    ?= 2
 
-.PHONY: all setup demo test verilog sim timing bitstream bench clean iverilog
+.PHONY: all setup demo test verilog sim timing bitstream clean iverilog
 
 all: demo
 
@@ -49,9 +49,6 @@ timing: setup
 
 bitstream: setup
 	$(HWGEN) bitstream $(DESIGN) --params "$(PARAMS)" --out $(OUT) --board $(BOARD)
-
-bench: setup
-	$(PY) benchmarks/bench.py
 
 clean:
 	rm -rf build sim_build .pytest_cache

@@ -104,9 +104,10 @@ class _RegionParser:
         except HwgenError:
             raise
         except NameError as e:
-            self.error(f"unknown name in {what}: {e.name!r}"
-                       + (" — use a type such as int8, int16, int32, uint8 or Int(bits)"
-                          if "type" in what else ""), node)
+            if "type" in what:
+                self.error(f"unknown type {e.name!r} in {what}; use a type such as int8, int16, "
+                           "int32, uint8 or Int(bits)", node)
+            self.error(f"unknown name in {what}: {e.name!r}", node)
         except Exception as e:
             self.error(f"cannot evaluate {what} `{ast.unparse(node)}`: {e}", node)
 

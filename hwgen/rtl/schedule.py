@@ -43,11 +43,14 @@ class Levels:
         self._pass(record=True)
 
     def _assign_loc(self, var):
+        """The line of the assignment that feeds ``var`` back into itself."""
+        found = self.inst.loc
         for seg in self.inst.segments:
             for s in seg.body:
-                if isinstance(s, Assign) and s.var == var:
-                    return s.loc
-        return self.inst.loc
+                if isinstance(s, Assign) and s.var == var and any(
+                        isinstance(e, VarRef) and e.name == var for e in stmt_exprs(s)):
+                    found = s.loc
+        return found
 
     def level(self, e, env):
         if isinstance(e, (Const, LoopIndex)):

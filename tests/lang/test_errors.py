@@ -1,0 +1,61 @@
+"""Wrong programs are rejected with a HwgenError that names the user's file and line."""
+import pytest
+
+from hwgen import HwgenError
+from hwgen.ir.interp import run
+from hwgen.pipeline import load_design
+from hwgen.rtl.top import Top
+from tests.conftest import program, random_inputs
+
+CASES = [
+    ("unbalanced", "unbalanced"),
+    ("unknown_type", "unknown type"),
+    ("unknown_param_type", "int7"),
+    ("not_divisible", "not divisible"),
+    ("while_loop", "while loop"),
+    ("two_producers", "two producers"),
+    ("no_consumer", "no task gets"),
+    ("runtime_if", "run-time value"),
+    ("out_of_shard", "outside"),
+    ("index_range", "outside 0..3"),
+    ("read_before_assign", "before it is assigned"),
+    ("stream_index", "out of range"),
+    ("division", "not supported"),
+    ("read_and_write", "read and written"),
+]
+
+
+def marked_line(path):
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if "# LINE" in line:
+                return n
+    raise AssertionError(f"no '# LINE' marker in {path}")
+
+
+@pytest.mark.parametrize("name,words", CASES)
+def test_rejected_at_the_users_line(name, words):
+    path = program(f"bad/{name}")
+    with pytest.raises(HwgenError) as e:
+        load_design(path)
+    assert words in str(e.value)
+    assert e.value.loc is not None, str(e.value)
+    assert e.value.loc[0].endswith(f"{name}.py")
+    assert e.value.loc[1] == marked_line(path), str(e.value)
+
+
+def test_recurrence_through_a_multiply_is_rejected_when_scheduling():
+    path = program("bad/mult_recurrence")
+    graph = load_design(path)
+    with pytest.raises(HwgenError) as e:
+        Top(graph)
+    assert "cannot be updated every cycle" in str(e.value)
+    assert e.value.loc[1] == marked_line(path)
+
+
+def test_deadlock_is_reported_not_hung():
+    graph = load_design(program("bad/deadlock"))
+    with pytest.raises(HwgenError) as e:
+        run(graph, random_inputs(graph))
+    assert "deadlock" in str(e.value) and "waits to get" in str(e.value)
+    assert e.value.loc[1] == marked_line(program("bad/deadlock"))

@@ -1,0 +1,38 @@
+"""The command line: working commands and clear errors (exit 2, no traceback) on bad input."""
+import subprocess
+import sys
+
+import pytest
+
+from hwgen.cli import main
+from tests.conftest import example
+
+
+def test_build_writes_verilog(tmp_path, capsys):
+    assert main(["build", example("producer_consumer"), "--params", "N=4", "--out",
+                 str(tmp_path)]) == 0
+    assert "expected_cycles" in capsys.readouterr().out
+    assert (tmp_path / "producer_consumer.v").exists()
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["build", "no/such/design.py"], "not found"),
+    (["build", example("gemm_os"), "--params", "M=x"], "must be an integer"),
+    (["build", example("gemm_os"), "--params", "Q=3"], "unknown parameter"),
+    (["build", example("gemm_os"), "--params", "M=0"], "positive"),
+    (["build", example("gemm_os"), "--params", "M"], "NAME=VALUE"),
+    (["timing", example("gemm_os"), "--device", "xc7"], "unknown DEVICE"),
+    (["bitstream", example("gemm_os"), "--board", "arty"], "unknown BOARD"),
+    (["sim", example("gemm_os"), "--params", "M=2 N=2 K=2", "--sim", "vcs"], "unknown simulator"),
+])
+def test_bad_input_is_a_clear_error(tmp_path, capsys, argv, words):
+    assert main(argv + ["--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and words in err and "Traceback" not in err
+
+
+def test_help_explains_the_commands():
+    out = subprocess.run([sys.executable, "-m", "hwgen.cli", "--help"], capture_output=True,
+                         text=True).stdout
+    for cmd in ("build", "sim", "timing", "bitstream", "demo"):
+        assert cmd in out
