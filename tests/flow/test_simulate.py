@@ -9,6 +9,7 @@ CASES = [
     ("verilator", example("gemm_os"), {"M": 5, "N": 3, "K": 17}),
     ("icarus", example("gemm_os"), {"M": 5, "N": 3, "K": 17}),
     ("verilator", example("gemm_os"), {"M": 2, "N": 3, "K": 1}),
+    ("verilator", example("gemm_os"), {"M": 8, "N": 8, "K": 8}),    # big enough for PCH builds
     ("icarus", example("gemm_os"), {"M": 3, "N": 2, "K": 1}),
     ("icarus", example("producer_consumer"), {"N": 13}),
     ("icarus", program("fifo_skew"), {"N": 5, "D": 1}),
