@@ -4,12 +4,16 @@
 memory bank per shard of its layout; compute groups read the banks through synchronous read
 ports. ``OutputBuffer`` is written by the groups and streams the tensor back in row-major order.
 """
-from amaranth.hdl import Const, Module, Mux, Signal, unsigned
+from amaranth.hdl import Const, Module, Mux, Signal, Value, unsigned
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import ports
 from .ports import shape_of
+
+
+# Banks up to this depth are read combinationally (they map to registers or LUT RAM).
+SMALL_BANK = 16
 
 
 class _RowMajorWalk:
@@ -56,6 +60,18 @@ class _RowMajorWalk:
 
     def reset(self):
         return [o.eq(0) for o in self.offset] + [s.eq(0) for s in self.shard]
+
+
+def mux_tree(values, sel):
+    """``values[sel]`` as a balanced tree of 2:1 muxes on the bits of ``sel`` (Yosys maps it
+    onto LUT4 + PFUMX + L6MUX; a case statement becomes a much larger one-hot AND-OR)."""
+    sel = Value.cast(sel)
+    level, bit = list(values), 0
+    while len(level) > 1:
+        level = [Mux(sel[bit], level[i + 1], level[i]) if i + 1 < len(level) else level[i]
+                 for i in range(0, len(level), 2)]
+        bit += 1
+    return level[0]
 
 
 def _all(terms):
@@ -125,6 +141,17 @@ class InputBuffer(wiring.Component):
         return m
 
 
+def chained(banking):
+    """One element per bank: the output banks are registers chained in row-major order and the
+    drain shifts them out, with no read mux (the expert's output-stationary drain)."""
+    return banking.depth == 1
+
+
+def drain_latency(banking):
+    """Cycles from ``OutputBuffer.drain`` rising to the first valid beat."""
+    return 0 if chained(banking) else 1
+
+
 class OutputBuffer(wiring.Component):
     """Banks -> host stream.
 
@@ -150,6 +177,8 @@ class OutputBuffer(wiring.Component):
         super().__init__(members)
 
     def elaborate(self, platform):
+        if chained(self.banking):
+            return self._elaborate_chain()
         m = Module()
         shape = shape_of(self.tensor.dtype)
         walk = _RowMajorWalk(m, self.banking, "dr")
@@ -157,9 +186,12 @@ class OutputBuffer(wiring.Component):
         issue = Signal()
         issued_all = Signal()
         last_q = Signal()
-        bank_q = Signal(range(self.banking.banks))
         m.d.comb += [advance.eq(~self.host.valid | self.host.ready),
                      issue.eq(self.drain & ~issued_all & advance)]
+        # Small banks (registers, LUT RAM) are read combinationally and the selected element is
+        # registered once; large banks (block RAM) need a synchronous read, then the mux.
+        small = self.banking.depth <= SMALL_BANK
+        bank_q = Signal(range(self.banking.banks))
         data = []
         for b in range(self.banking.banks):
             mem = memory.Memory(shape=shape, depth=self.banking.depth, init=[])
@@ -169,13 +201,20 @@ class OutputBuffer(wiring.Component):
                     wp = mem.write_port()
                     port = getattr(self, f"wr{k}")
                     m.d.comb += [wp.addr.eq(port.addr), wp.data.eq(port.data), wp.en.eq(port.en)]
-            rp = mem.read_port()
-            m.d.comb += [rp.addr.eq(walk.address), rp.en.eq(advance)]
+            if small:
+                rp = mem.read_port(domain="comb")
+                m.d.comb += rp.addr.eq(walk.address)
+            else:
+                rp = mem.read_port()
+                m.d.comb += [rp.addr.eq(walk.address), rp.en.eq(advance)]
             data.append(rp.data)
-        payload = data[0]
-        for b in range(1, len(data)):
-            payload = Mux(bank_q == b, data[b], payload)
-        m.d.comb += self.host.payload.eq(payload)
+        selected = mux_tree(data, walk.bank if small else bank_q)
+        if small:
+            payload = Signal(shape, reset_less=True)
+            with m.If(advance):
+                m.d.sync += payload.eq(selected)
+            selected = payload
+        m.d.comb += self.host.payload.eq(selected)
         with m.If(advance):
             m.d.sync += [self.host.valid.eq(issue), bank_q.eq(walk.bank), last_q.eq(walk.last)]
         with m.If(issue):
@@ -186,4 +225,31 @@ class OutputBuffer(wiring.Component):
             m.d.sync += self.drained.eq(1)
         with m.If(self.clear):
             m.d.sync += [self.drained.eq(0), issued_all.eq(0)]
+        return m
+
+    def _elaborate_chain(self):
+        m = Module()
+        shape = shape_of(self.tensor.dtype)
+        n = self.banking.banks
+        regs = [Signal(shape, reset_less=True, name=f"bank{b}") for b in range(n)]
+        sent = Signal(range(n + 1))
+        take = Signal()
+        m.d.comb += [self.host.valid.eq(self.drain & (sent != n)),
+                     self.host.payload.eq(regs[0]),
+                     take.eq(self.host.valid & self.host.ready)]
+        for b, reg in enumerate(regs):
+            with m.If(take):
+                if b + 1 < n:
+                    m.d.sync += reg.eq(regs[b + 1])
+            for k, wb in enumerate(self.writers):
+                if wb == b:
+                    port = getattr(self, f"wr{k}")
+                    with m.Elif(port.en):
+                        m.d.sync += reg.eq(port.data)
+        with m.If(take):
+            m.d.sync += sent.eq(sent + 1)
+            with m.If(sent == n - 1):
+                m.d.sync += self.drained.eq(1)
+        with m.If(self.clear):
+            m.d.sync += [self.drained.eq(0), sent.eq(0)]
         return m

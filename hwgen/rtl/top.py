@@ -10,13 +10,13 @@ from amaranth.lib.wiring import In, Out, connect
 
 from ..errors import HwgenError
 from ..ir.layout import banking
-from .buffer import InputBuffer, OutputBuffer
+from .buffer import InputBuffer, OutputBuffer, drain_latency
 from .group import Group
 from .schedule import schedule
 
-# Cycles the phase control adds to a problem: LOAD -> COMPUTE (the start pulse) and
-# COMPUTE -> DRAIN (seeing done), plus the drain's read latency.
-PHASE_OVERHEAD = 2
+# Cycles the phase control adds to a problem: COMPUTE -> DRAIN (seeing done). The start pulse
+# goes out in the cycle the last input is seen loaded.
+PHASE_OVERHEAD = 1
 
 
 def tensor_grids(graph):
@@ -51,8 +51,8 @@ class Top(wiring.Component):
         """Cycles of one problem, first input beat to last output beat, when the host never
         stalls: load the largest input, compute, drain the largest output."""
         n_in = max(_numel(t) for t in self.graph.inputs)
-        n_out = max(_numel(t) for t in self.graph.outputs)
-        return n_in + self.schedule.compute_cycles + PHASE_OVERHEAD + n_out
+        drain = max(drain_latency(self.bankings[t.name]) + _numel(t) for t in self.graph.outputs)
+        return n_in + self.schedule.compute_cycles + PHASE_OVERHEAD + drain
 
     def elaborate(self, platform):
         m = Module()
