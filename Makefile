@@ -12,7 +12,7 @@ DEVICE  ?= ecp5-85k
 BOARD   ?= ulx3s-85f
 JOBS    ?= 2
 
-.PHONY: all setup demo test verilog sim timing bitstream clean iverilog
+.PHONY: all setup demo test verilog sim timing bitstream bench clean iverilog
 
 all: demo
 
@@ -49,6 +49,11 @@ timing: setup
 
 bitstream: setup
 	$(HWGEN) bitstream $(DESIGN) --params "$(PARAMS)" --out $(OUT) --board $(BOARD)
+
+# Generated vs hand-written vs device limit on ECP5-85k (4x4, 8x8, 12x12; 3 seeds) and the
+# largest array on the iCE40 UP5K; results in build/bench/. Takes about an hour on 2 cores.
+bench: setup
+	$(PY) benchmarks/bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf build sim_build .pytest_cache

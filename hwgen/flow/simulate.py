@@ -56,11 +56,21 @@ def simulate(graph, out_dir, sim="verilator", problems=3, seed=0, tests=None, la
     """Build the design, run the testbench, return the report (one entry per test)."""
     if sim not in SIMULATORS:
         raise HwgenError(f"unknown simulator {sim!r}; use one of {', '.join(SIMULATORS)}")
+    verilog.write(graph, out_dir, lanes=lanes)
+    return run_manifest(out_dir, graph, sim, problems, seed, tests)
+
+
+def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None):
+    """Run the testbench on the design described by ``out_dir/design.json`` (any design with
+    that host interface), with golden outputs from ``graph``'s interpreter."""
+    if sim not in SIMULATORS:
+        raise HwgenError(f"unknown simulator {sim!r}; use one of {', '.join(SIMULATORS)}")
     from cocotb_tools.runner import get_runner
     from cocotb_tools.check_results import get_results
 
     out_dir = os.path.abspath(out_dir)
-    info = verilog.write(graph, out_dir, lanes=lanes)
+    with open(os.path.join(out_dir, "design.json")) as f:
+        info = json.load(f)
     np.savez(os.path.join(out_dir, "vectors.npz"), **make_vectors(graph, problems, seed))
     build_args = []
     if sim == "verilator":

@@ -1,0 +1,68 @@
+"""The designs the benchmark compares, each written as Verilog + design.json so the same
+manifest-driven testbench and the same place-and-route measure them."""
+import json
+import os
+
+from amaranth.back import verilog
+from amaranth.hdl import Module, Mux, Signal, signed
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from hwgen.flow import verilog as hwgen_verilog
+from hwgen.pipeline import load_design
+
+from reference import ReferenceGemm
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEMM = os.path.join(ROOT, "hwgen", "examples", "gemm_os.py")
+
+
+def generated(M, N, K, out_dir):
+    """hwgen's gemm_os: returns (design.json dict, task graph)."""
+    graph = load_design(GEMM, {"M": M, "N": N, "K": K})
+    return hwgen_verilog.write(graph, out_dir), graph
+
+
+def reference(M, N, K, out_dir):
+    """The hand-written array with a design.json of the same form."""
+    os.makedirs(out_dir, exist_ok=True)
+    top = ReferenceGemm(M, N, K)
+    with open(os.path.join(out_dir, "gemm_ref.v"), "w") as f:
+        f.write(verilog.convert(top, name="gemm_ref", emit_src=False))
+    port = lambda name, d, dtype, shape: {  # noqa: E731
+        "name": name, "dir": d, "dtype": dtype, "shape": shape, "lanes": 1,
+        "payload": f"{name}__payload", "valid": f"{name}__valid", "ready": f"{name}__ready"}
+    info = {"top": "gemm_ref", "verilog": ["gemm_ref.v"], "clock": "clk", "reset": "rst",
+            "params": {"M": M, "N": N, "K": K},
+            "ports": [port("A", "in", "int8", [M, K]), port("B", "in", "int8", [K, N]),
+                      port("C", "out", "int32", [M, N])],
+            "expected_cycles": top.expected_cycles}
+    with open(os.path.join(out_dir, "design.json"), "w") as f:
+        json.dump(info, f, indent=1)
+    return info
+
+
+class SingleMac(wiring.Component):
+    """The device limit: one int8 MAC with registered inputs, a product register and a 32-bit
+    accumulator, between I/O registers — the fastest a PE can be on the part."""
+    a: In(signed(8))
+    b: In(signed(8))
+    clear: In(1)
+    acc: Out(signed(32))
+
+    def elaborate(self, platform):
+        m = Module()
+        a, b = Signal(signed(8), reset_less=True), Signal(signed(8), reset_less=True)
+        prod = Signal(signed(16), reset_less=True)
+        clear, clear_p = Signal(), Signal()
+        acc = Signal(signed(32), reset_less=True)
+        m.d.sync += [a.eq(self.a), b.eq(self.b), clear.eq(self.clear), prod.eq(a * b),
+                     clear_p.eq(clear), acc.eq(Mux(clear_p, 0, acc) + prod), self.acc.eq(acc)]
+        return m
+
+
+def single_mac(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "mac.v"), "w") as f:
+        f.write(verilog.convert(SingleMac(), name="mac", emit_src=False))
+    return {"top": "mac", "verilog": ["mac.v"]}
