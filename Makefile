@@ -10,6 +10,7 @@ OUT     ?= build/$(basename $(notdir $(DESIGN)))
 SIM     ?= verilator
 DEVICE  ?= ecp5-85k
 BOARD   ?= ulx3s-85f
+LANES   ?= auto
 JOBS    ?= 2
 
 .PHONY: all setup demo test verilog sim timing bitstream bench clean iverilog
@@ -39,13 +40,13 @@ test: setup
 	$(PY) -m pytest -n $(JOBS) -q tests
 
 verilog: setup
-	$(HWGEN) build $(DESIGN) --params "$(PARAMS)" --out $(OUT)
+	$(HWGEN) build $(DESIGN) --params "$(PARAMS)" --out $(OUT) --lanes $(LANES)
 
 sim: setup
-	$(HWGEN) sim $(DESIGN) --params "$(PARAMS)" --out $(OUT) --sim $(SIM)
+	$(HWGEN) sim $(DESIGN) --params "$(PARAMS)" --out $(OUT) --sim $(SIM) --lanes $(LANES)
 
 timing: setup
-	$(HWGEN) timing $(DESIGN) --params "$(PARAMS)" --out $(OUT) --device $(DEVICE)
+	$(HWGEN) timing $(DESIGN) --params "$(PARAMS)" --out $(OUT) --device $(DEVICE) --lanes $(LANES)
 
 bitstream: setup
 	$(HWGEN) bitstream $(DESIGN) --params "$(PARAMS)" --out $(OUT) --board $(BOARD)

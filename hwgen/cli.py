@@ -16,6 +16,17 @@ def _out_dir(args):
     return os.path.join("build", name)
 
 
+def _lanes(args):
+    """--lanes: "auto" (default) or one number for every host port."""
+    text = getattr(args, "lanes", "auto")
+    if text in (None, "", "auto"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise HwgenError(f"--lanes must be 'auto' or an integer, got {text!r}") from None
+
+
 def _graph(args):
     from .pipeline import load_design, parse_params
     return load_design(args.design, parse_params(args.params))
@@ -35,12 +46,14 @@ class _Steps:
 def cmd_build(args):
     from .flow import verilog
     out = _out_dir(args)
-    info = verilog.write(_graph(args), out)
+    info = verilog.write(_graph(args), out, lanes=_lanes(args))
     s = info["schedule"]
     print(f"wrote {os.path.join(out, info['verilog'][0])} and {os.path.join(out, 'design.json')}")
     print(f"  {info['top']} {info['params']}: expected_cycles {info['expected_cycles']}, "
           f"{s['groups']} lockstep group(s), {s['register_streams']} stream(s) as registers, "
           f"{s['fifo_streams']} as FIFOs")
+    print(f"  interval_cycles {info['interval_cycles']} per problem back to back; lanes "
+          + ", ".join(f"{p['name']}={p['lanes']}" for p in info["ports"]))
     return 0
 
 
@@ -50,7 +63,8 @@ def cmd_sim(args):
     graph = _graph(args)
     steps(f"building and simulating {graph.name} {graph.params} on {args.sim} "
           f"({args.problems} problems, random gaps and back-pressure)")
-    result = simulate(graph, _out_dir(args), sim=args.sim, problems=args.problems, seed=args.seed)
+    result = simulate(graph, _out_dir(args), sim=args.sim, problems=args.problems, seed=args.seed,
+                      lanes=_lanes(args))
     steps("done")
     for line in summary(result, args.sim):
         print(line)
@@ -76,7 +90,7 @@ def cmd_timing(args):
     graph = _graph(args)
     out = _out_dir(args)
     steps = _Steps(2 + len(args.seeds))
-    info = verilog.write(graph, out)
+    info = verilog.write(graph, out, lanes=_lanes(args))
     workdir = os.path.join(out, f"timing_{args.device}")
     os.makedirs(workdir, exist_ok=True)
     if args.device.startswith("ice40"):
@@ -127,9 +141,11 @@ def cmd_demo(args):
     pes = len(graph.instances)
     u = t["used"]
     ok = not sim["failed"] and all(r["pass"] for r in sim["tests"].values())
-    cycles = sim["tests"].get("no_stall", {}).get("cycles", [])
-    print(f"\nSUMMARY {graph.name} {graph.params}: {'PASS' if ok else 'FAIL'} | cycles/problem "
-          f"{cycles[0] if cycles else '-'} vs expected {info['expected_cycles']} | "
+    run = sim["tests"].get("no_stall", {})
+    cycles, gaps = run.get("cycles", []), run.get("intervals", [])
+    print(f"\nSUMMARY {graph.name} {graph.params}: {'PASS' if ok else 'FAIL'} | first problem "
+          f"{cycles[0] if cycles else '-'} cycles vs expected {info['expected_cycles']} | back to "
+          f"back {gaps[-1] if gaps else '-'} cycles/problem vs interval {info['interval_cycles']} | "
           f"Fmax {t['fmax_mhz']:.1f} MHz on {args.device} | LUT {u['LUT']} FF {u['FF']} "
           f"DSP {u['DSP']} BRAM {u['BRAM']} ({pes} PEs: {u['LUT'] / pes:.0f} LUT, "
           f"{u['FF'] / pes:.0f} FF, {u['DSP'] / pes:.2f} DSP per PE)")
@@ -149,6 +165,8 @@ def main(argv=None):
         p.add_argument("--params", default="", help='sizes, e.g. "M=8 N=8 K=64" (defaults: '
                        "the build() signature)")
         p.add_argument("--out", default=None, help="output folder (default build/<design>)")
+        p.add_argument("--lanes", default="auto", help="elements per host beat: 'auto' (enough "
+                       "to keep up with compute, per port) or one number for every port")
         return p
 
     p = common(sub.add_parser("build", help="write Verilog and design.json"))

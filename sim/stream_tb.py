@@ -5,8 +5,10 @@ golden outputs per problem, ``in_<port>_<p>`` / ``out_<port>_<p>``) from ``HWGEN
 Every input port is driven concurrently and every output port drained concurrently, problems
 back to back without reset. Two tests:
 
-* ``no_stall``: the host never stalls; each problem's cycles (first input beat to last output
-  beat) must equal ``expected_cycles``.
+* ``no_stall``: the host never stalls; the first problem's cycles (first input beat to last
+  output beat, the accelerator idle before it) must equal ``expected_cycles`` and, when the
+  manifest gives ``interval_cycles``, the cycles between the last output beats of consecutive
+  problems (the steady-state cost of a problem sent back to back) must equal it.
 * ``random_backpressure``: random valid gaps on every input, random ready on every output.
 
 A cycle budget stops a stuck run and reports which ports still wait. Results go to
@@ -167,23 +169,26 @@ async def _run(dut, in_gap, out_gap, seed, name):
                 bad = np.argwhere(want != got)[0]
                 mismatches.append(f"{port.spec['name']} problem {p} at {tuple(int(i) for i in bad)}"
                                   f": got {got[tuple(bad)]}, expected {want[tuple(bad)]}")
-    cycles = []
+    cycles, lasts = [], []
     for p in range(problems):
         last = max(v for k, v in stamps.items() if k[0] == "out" and k[1] == p)
+        lasts.append(last)
         cycles.append(last - stamps[("in", p)] + 1)
+    intervals = [b - a for a, b in zip(lasts, lasts[1:])]
     ok = not mismatches
-    _report(name, design, problems, cycles, ok, "; ".join(mismatches))
+    _report(name, design, problems, cycles, ok, "; ".join(mismatches), intervals)
     assert ok, "output mismatch: " + "; ".join(mismatches[:5])
-    return cycles, expected
+    return cycles, intervals, design
 
 
-def _report(name, design, problems, cycles, ok, detail):
+def _report(name, design, problems, cycles, ok, detail, intervals=()):
     path = "sim_report.json"
     report = {}
     if os.path.exists(path):
         with open(path) as f:
             report = json.load(f)
     report[name] = {"pass": ok, "problems": problems, "cycles": cycles,
+                    "intervals": list(intervals),
                     "expected_cycles": design["expected_cycles"], "detail": detail}
     with open(path, "w") as f:
         json.dump(report, f, indent=1)
@@ -191,10 +196,19 @@ def _report(name, design, problems, cycles, ok, detail):
 
 @cocotb.test()
 async def no_stall(dut):
-    """The host never stalls: every problem takes exactly ``expected_cycles``."""
-    cycles, expected = await _run(dut, 0.0, 0.0, 1, "no_stall")
-    assert all(c == expected for c in cycles), \
-        f"cycles per problem {cycles} differ from expected_cycles {expected}"
+    """The host never stalls: the first problem takes ``expected_cycles``, each further one
+    ``interval_cycles`` more."""
+    cycles, intervals, design = await _run(dut, 0.0, 0.0, 1, "no_stall")
+    expected = design["expected_cycles"]
+    assert cycles[0] == expected, \
+        f"first problem took {cycles[0]} cycles, expected_cycles is {expected}"
+    if "interval_cycles" in design:
+        assert all(i == design["interval_cycles"] for i in intervals), \
+            f"cycles between problems {intervals} differ from interval_cycles " \
+            f"{design['interval_cycles']}"
+    else:
+        assert all(c == expected for c in cycles), \
+            f"cycles per problem {cycles} differ from expected_cycles {expected}"
 
 
 @cocotb.test()

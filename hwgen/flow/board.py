@@ -94,7 +94,7 @@ class SelfTest(Elaboratable):
         m.d.comb += por.clk.eq(self.clk)
         m.d.por += rst_sync.eq(Cat(rst_sync[1:], pressed))
         m.d.comb += cd.rst.eq(rst_sync[0])
-        m.submodules.dut = dut = Top(self.graph)
+        m.submodules.dut = dut = Top(self.graph, lanes=1)   # one element per beat
         graph = self.graph
         problem_done = Signal()
         for k, t in enumerate(graph.inputs):

@@ -52,7 +52,7 @@ def setup_verilator():
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
 
 
-def simulate(graph, out_dir, sim="verilator", problems=3, seed=0, tests=None, lanes=1):
+def simulate(graph, out_dir, sim="verilator", problems=3, seed=0, tests=None, lanes=None):
     """Build the design, run the testbench, return the report (one entry per test)."""
     if sim not in SIMULATORS:
         raise HwgenError(f"unknown simulator {sim!r}; use one of {', '.join(SIMULATORS)}")
@@ -118,9 +118,12 @@ def summary(result, sim):
     for name, r in result["tests"].items():
         status = "PASS" if r["pass"] else "FAIL"
         cyc = ", ".join(map(str, r["cycles"])) or "-"
-        lines.append(f"{status} {info['top']} {name} on {sim}: {r['problems']} problems, cycles per "
-                     f"problem [{cyc}], expected_cycles {r['expected_cycles']}"
-                     + (f" — {r['detail']}" if r["detail"] else ""))
+        gaps = ", ".join(map(str, r.get("intervals", []))) or "-"
+        lines.append(f"{status} {info['top']} {name} on {sim}: {r['problems']} problems back to "
+                     f"back; first problem {r['cycles'][0] if r['cycles'] else '-'} cycles "
+                     f"(expected_cycles {r['expected_cycles']}); cycles between problems [{gaps}]"
+                     f" (interval_cycles {info.get('interval_cycles', '-')}); per-problem latency "
+                     f"[{cyc}]" + (f" — {r['detail']}" if r["detail"] else ""))
     if result["failed"] or not result["tests"]:
         lines.append(f"FAIL: {result['failed']} of {result['total']} cocotb tests failed; "
                      f"log: {result['log']}")

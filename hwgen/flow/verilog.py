@@ -12,18 +12,19 @@ def manifest(top, verilog_files):
     ports = []
     for t in graph.tensors.values():
         ports.append({"name": t.name, "dir": t.direction, "dtype": t.dtype.name,
-                      "shape": list(t.shape), "lanes": top.lanes,
+                      "shape": list(t.shape), "lanes": top.lanes[t.name],
                       "payload": f"{t.name}__payload", "valid": f"{t.name}__valid",
                       "ready": f"{t.name}__ready"})
     return {"top": graph.name, "verilog": list(verilog_files), "clock": "clk", "reset": "rst",
             "params": dict(graph.params), "ports": ports,
             "expected_cycles": top.expected_cycles,
+            "interval_cycles": top.interval_cycles,
             "schedule": {"groups": len(top.schedule.groups),
                          "register_streams": sum(len(g.links) for g in top.schedule.groups),
                          "fifo_streams": len(top.schedule.fifos)}}
 
 
-def write(graph, out_dir, lanes=1):
+def write(graph, out_dir, lanes=None):
     """Write ``<top>.v`` and ``design.json`` into ``out_dir``; return the manifest."""
     os.makedirs(out_dir, exist_ok=True)
     top = Top(graph, lanes=lanes)

@@ -1,70 +1,30 @@
-"""Banked on-chip buffers between the host streams and the compute groups.
+"""Banked, double-buffered on-chip buffers between the host streams and the compute groups.
 
-``InputBuffer`` writes a tensor arriving in row-major order, one element per beat, into one
-memory bank per shard of its layout; compute groups read the banks through synchronous read
-ports. ``OutputBuffer`` is written by the groups and streams the tensor back in row-major order.
+``InputBuffer`` writes a tensor arriving in row-major order, ``lanes`` elements per beat, into
+one memory bank per shard of its layout; compute groups read the banks through synchronous read
+ports. Each bank holds two problems (halves): the host loads one while the groups read the other.
+When a beat puts several elements into one bank, that bank is split cyclically into ``F``
+sub-banks (element address ``a`` lives in sub-bank ``a % F`` at ``a // F``) so that every memory
+takes one write per beat.
+
+``OutputBuffer`` is written by the groups and streams the tensor back in row-major order. When
+every bank holds one element (the output-stationary case) the banks are registers and a second
+set of registers forms a shift chain in row-major order: a finished problem moves into the chain
+in one cycle and drains while the next problem computes. Otherwise the banks are two-half
+memories read through a mux tree.
 """
-from amaranth.hdl import Const, Module, Mux, Signal, Value, unsigned
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value, unsigned
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..errors import HwgenError
 from . import ports
 from .ports import shape_of
 
 
-# Banks up to this depth are read combinationally (they map to registers or LUT RAM).
-SMALL_BANK = 16
-
-
-class _RowMajorWalk:
-    """Counters walking a tensor in row-major order: shard index and offset per dimension."""
-
-    def __init__(self, m, banking, name):
-        self.m = m
-        self.banking = banking
-        self.offset = [Signal(range(e), name=f"{name}_o{d}") for d, e in enumerate(banking.extent)]
-        self.shard = [Signal(range(s), name=f"{name}_s{d}") for d, s in enumerate(banking.shards)]
-        self.last = Signal(name=f"{name}_last")
-        m.d.comb += self.last.eq(_all([o == e - 1 for o, e in zip(self.offset, banking.extent)] +
-                                      [s == n - 1 for s, n in zip(self.shard, banking.shards)]))
-
-    @property
-    def bank(self):
-        b = Const(0)
-        for s, n in zip(self.shard, self.banking.shards):
-            b = b * n + s if n > 1 else b
-        return b
-
-    @property
-    def address(self):
-        a = Const(0)
-        for o, stride in zip(self.offset, self.banking.strides()):
-            a = a + o * stride
-        return a
-
-    def step(self):
-        """Statements that move to the next element (wrapping after the last)."""
-        stmts = []
-        carry = Const(1)
-        for d in reversed(range(len(self.offset))):
-            o, s = self.offset[d], self.shard[d]
-            e, n = self.banking.extent[d], self.banking.shards[d]
-            o_wrap = o == e - 1
-            s_wrap = s == n - 1
-            with self.m.If(carry):
-                self.m.d.sync += o.eq(Mux(o_wrap, 0, o + 1))
-                with self.m.If(o_wrap):
-                    self.m.d.sync += s.eq(Mux(s_wrap, 0, s + 1))
-            carry = carry & o_wrap & s_wrap
-        return stmts
-
-    def reset(self):
-        return [o.eq(0) for o in self.offset] + [s.eq(0) for s in self.shard]
-
-
 def mux_tree(values, sel):
-    """``values[sel]`` as a balanced tree of 2:1 muxes on the bits of ``sel`` (Yosys maps it
-    onto LUT4 + PFUMX + L6MUX; a case statement becomes a much larger one-hot AND-OR)."""
+    """``values[sel]`` as a balanced tree of 2:1 muxes on the bits of ``sel`` (Yosys maps a
+    case statement to a much larger one-hot AND-OR on ECP5)."""
     sel = Value.cast(sel)
     level, bit = list(values), 0
     while len(level) > 1:
@@ -81,8 +41,87 @@ def _all(terms):
     return v
 
 
+def _log2(n):
+    return (n - 1).bit_length()
+
+
+def lane_split(banking, shape, lanes):
+    """``(F, G)``: elements per bank and banks per beat for ``lanes`` elements per beat, or a
+    HwgenError saying which lane counts fit this tensor's layout."""
+    last, ext = shape[-1], banking.extent[-1]
+    if lanes < 1 or last % lanes:
+        raise HwgenError(f"lanes={lanes} must divide the innermost dimension ({last})")
+    if ext % lanes == 0:
+        f = lanes
+    elif lanes % ext == 0:
+        f = ext
+    else:
+        raise HwgenError(f"lanes={lanes} does not fit a layout with {ext} elements per shard "
+                         "in the innermost dimension; use a divisor or multiple of it")
+    if f & (f - 1):
+        raise HwgenError(f"lanes={lanes} would split banks {f} ways; use a power of two")
+    return f, lanes // f
+
+
+def _sub_address(address, f, depth):
+    """``address // f`` in exactly the bits a sub-bank of ``depth`` entries needs."""
+    return (Value.cast(address) >> _log2(f))[:_log2(depth)]
+
+
+def chained(banking):
+    """One element per bank: output banks are registers drained through a shift chain."""
+    return banking.depth == 1
+
+
+class _BeatWalk:
+    """Counters walking a tensor in row-major order one beat at a time: per dimension the shard
+    index and the offset inside the shard; the innermost dimension steps by ``F`` elements and
+    ``G`` shards per beat."""
+
+    def __init__(self, m, banking, f, g, name):
+        self.m, self.banking, self.f, self.g = m, banking, f, g
+        self.offset = [Signal(range(e), name=f"{name}_o{d}") for d, e in enumerate(banking.extent)]
+        self.shard = [Signal(range(s), name=f"{name}_s{d}") for d, s in enumerate(banking.shards)]
+        n = len(self.offset)
+        steps = [(1, 1)] * (n - 1) + [(f, g)]
+        self.wraps = []
+        for d in range(n):
+            o, s = self.offset[d], self.shard[d]
+            fo, gs = steps[d]
+            self.wraps.append((o == banking.extent[d] - fo, s == banking.shards[d] - gs, fo, gs))
+        self.last = Signal(name=f"{name}_last")
+        m.d.comb += self.last.eq(_all([ow & sw for ow, sw, _, _ in self.wraps]))
+
+    def bank(self, lane_bank=0):
+        b = Const(0)
+        for d, (s, n) in enumerate(zip(self.shard, self.banking.shards)):
+            if d == len(self.shard) - 1:
+                s = s + lane_bank
+            b = b * n + s if n > 1 else b
+        return b
+
+    @property
+    def address(self):
+        """Address inside the bank of the beat's first element for that bank."""
+        a = Const(0)
+        for o, stride in zip(self.offset, self.banking.strides()):
+            a = a + o * stride
+        return a
+
+    def step(self):
+        carry = Const(1)
+        for d in reversed(range(len(self.offset))):
+            o, s = self.offset[d], self.shard[d]
+            o_wrap, s_wrap, fo, gs = self.wraps[d]
+            with self.m.If(carry):
+                self.m.d.sync += o.eq(Mux(o_wrap, 0, o + fo))
+                with self.m.If(o_wrap):
+                    self.m.d.sync += s.eq(Mux(s_wrap, 0, s + gs))
+            carry = carry & o_wrap & s_wrap
+
+
 class InputBuffer(wiring.Component):
-    """Host stream -> banks.
+    """Host stream -> two-half banks.
 
     Parameters
     ----------
@@ -90,66 +129,80 @@ class InputBuffer(wiring.Component):
     banking : ir.layout.Banking
     readers : list of int
         The bank each read port ``rd<k>`` reads.
+    lanes : int
+        Elements per host beat.
 
     Attributes
     ----------
-    host : In(stream.Signature(unsigned(bits)))
-        The tensor, row-major, one element per beat, two's complement.
-    load : In(1)
-        Loading allowed (the banks are not in use).
+    host : In(stream.Signature(unsigned(bits * lanes)))
+        The tensor, row-major, element 0 of a beat in the low bits, two's complement.
     loaded : Out(1)
-        Every element of the problem has been written; stays high until ``clear``.
-    clear : In(1)
+        The half the read ports see holds a complete problem.
+    consume : In(1)
+        Pulse: the groups are done with that half; it may be reloaded.
     rd<k> : In(read_port)
     """
 
-    def __init__(self, tensor, banking, readers):
-        self.tensor, self.banking, self.readers = tensor, banking, list(readers)
+    def __init__(self, tensor, banking, readers, lanes=1):
+        self.tensor, self.banking, self.readers, self.lanes = tensor, banking, list(readers), lanes
+        self.f, self.g = lane_split(banking, tensor.shape, lanes)
         shape = shape_of(tensor.dtype)
-        members = {"host": In(stream.Signature(unsigned(tensor.dtype.bits))),
-                   "load": In(1), "loaded": Out(1), "clear": In(1)}
+        members = {"host": In(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
+                   "loaded": Out(1), "consume": In(1)}
         for k, _ in enumerate(self.readers):
             members[f"rd{k}"] = In(ports.read_port(banking.depth, shape))
         super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
+        f, g, bits = self.f, self.g, self.tensor.dtype.bits
         shape = shape_of(self.tensor.dtype)
-        banks = []
-        for b in range(self.banking.banks):
-            mem = memory.Memory(shape=shape, depth=self.banking.depth, init=[])
-            m.submodules[f"bank{b}"] = mem
-            banks.append(mem)
-        walk = _RowMajorWalk(m, self.banking, "ld")
+        sub_depth = self.banking.depth // f
+        # The half is the address MSB: each half is padded to a power of two.
+        mems = [[memory.Memory(shape=shape, depth=2 << _log2(sub_depth), init=[])
+                 for _ in range(f)]
+                for _ in range(self.banking.banks)]
+        for b, subs in enumerate(mems):
+            for s, mem in enumerate(subs):
+                m.submodules[f"bank{b}_{s}"] = mem
+        full = Signal(2)
+        wr_half, rd_half = Signal(), Signal()
+        walk = _BeatWalk(m, self.banking, f, g, "ld")
         take = Signal()
-        m.d.comb += [self.host.ready.eq(self.load & ~self.loaded), take.eq(self.host.valid &
-                                                                        self.host.ready)]
-        for b, mem in enumerate(banks):
-            wp = mem.write_port()
-            m.d.comb += [wp.addr.eq(walk.address), wp.data.eq(self.host.payload),
-                         wp.en.eq(take & (walk.bank == b))]
-        with m.If(self.clear):
-            m.d.sync += self.loaded.eq(0)
-        with m.Elif(take):
+        m.d.comb += [self.host.ready.eq(~full.bit_select(wr_half, 1)),
+                     take.eq(self.host.valid & self.host.ready),
+                     self.loaded.eq(full.bit_select(rd_half, 1))]
+        sub_addr = Cat(_sub_address(walk.address, f, sub_depth), wr_half)
+        for lane in range(self.lanes):
+            bank = walk.bank(lane // f)
+            data = self.host.payload[lane * bits:(lane + 1) * bits]
+            for b, subs in enumerate(mems):
+                wp = subs[lane % f].write_port()
+                m.d.comb += [wp.addr.eq(sub_addr), wp.data.eq(data),
+                             wp.en.eq(take & (bank == b))]
+        with m.If(take):
             walk.step()
             with m.If(walk.last):
-                m.d.sync += self.loaded.eq(1)
+                m.d.sync += [full.bit_select(wr_half, 1).eq(1), wr_half.eq(~wr_half)]
+        with m.If(self.consume):
+            m.d.sync += [full.bit_select(rd_half, 1).eq(0), rd_half.eq(~rd_half)]
         for k, b in enumerate(self.readers):
-            rp = banks[b].read_port()
             port = getattr(self, f"rd{k}")
-            m.d.comb += [rp.addr.eq(port.addr), rp.en.eq(port.en), port.data.eq(rp.data)]
+            addr = Value.cast(port.addr)
+            datas = []
+            for mem in mems[b]:
+                rp = mem.read_port()
+                m.d.comb += [rp.addr.eq(Cat(_sub_address(addr, f, sub_depth), rd_half)),
+                             rp.en.eq(port.en)]
+                datas.append(rp.data)
+            if f == 1:
+                m.d.comb += port.data.eq(datas[0])
+            else:
+                sel = Signal(_log2(f), name=f"rd{k}_sub")
+                with m.If(port.en):
+                    m.d.sync += sel.eq(addr[:_log2(f)])
+                m.d.comb += port.data.eq(mux_tree(datas, sel))
         return m
-
-
-def chained(banking):
-    """One element per bank: the output banks are registers chained in row-major order and the
-    drain shifts them out, with no read mux (the expert's output-stationary drain)."""
-    return banking.depth == 1
-
-
-def drain_latency(banking):
-    """Cycles from ``OutputBuffer.drain`` rising to the first valid beat."""
-    return 0 if chained(banking) else 1
 
 
 class OutputBuffer(wiring.Component):
@@ -157,99 +210,113 @@ class OutputBuffer(wiring.Component):
 
     Attributes
     ----------
-    host : Out(stream.Signature(unsigned(bits)))
-    drain : In(1)
-        Start (and keep) streaming the tensor out.
-    drained : Out(1)
-        The last element has been accepted by the host; stays high until ``clear``.
-    clear : In(1)
+    host : Out(stream.Signature(unsigned(bits * lanes)))
+    space : Out(1)
+        The banks can take the next problem's results.
+    commit : In(1)
+        Pulse: the groups finished writing a problem.
     wr<k> : In(write_port)
         Written by the compute groups; ``writers[k]`` is its bank.
     """
 
-    def __init__(self, tensor, banking, writers):
-        self.tensor, self.banking, self.writers = tensor, banking, list(writers)
+    def __init__(self, tensor, banking, writers, lanes=1):
+        self.tensor, self.banking, self.writers, self.lanes = tensor, banking, list(writers), lanes
+        n = 1
+        for d in tensor.shape:
+            n *= d
+        if lanes < 1 or n % lanes or (lanes > 1 and not chained(banking)):
+            raise HwgenError(f"output '{tensor.name}' supports lanes=1"
+                             + (f" or a divisor of its {n} elements" if chained(banking) else ""))
         shape = shape_of(tensor.dtype)
-        members = {"host": Out(stream.Signature(unsigned(tensor.dtype.bits))),
-                   "drain": In(1), "drained": Out(1), "clear": In(1)}
+        members = {"host": Out(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
+                   "space": Out(1), "commit": In(1)}
         for k, _ in enumerate(self.writers):
             members[f"wr{k}"] = In(ports.write_port(banking.depth, shape))
         super().__init__(members)
 
     def elaborate(self, platform):
-        if chained(self.banking):
-            return self._elaborate_chain()
+        return self._chain() if chained(self.banking) else self._memory()
+
+    def _chain(self):
         m = Module()
         shape = shape_of(self.tensor.dtype)
-        walk = _RowMajorWalk(m, self.banking, "dr")
-        advance = Signal()      # the output register may take a new element
-        issue = Signal()
-        issued_all = Signal()
-        last_q = Signal()
-        m.d.comb += [advance.eq(~self.host.valid | self.host.ready),
-                     issue.eq(self.drain & ~issued_all & advance)]
-        # Small banks (registers, LUT RAM) are read combinationally and the selected element is
-        # registered once; large banks (block RAM) need a synchronous read, then the mux.
-        small = self.banking.depth <= SMALL_BANK
+        n, lanes = self.banking.banks, self.lanes
+        banks = [Signal(shape, reset_less=True, name=f"bank{b}") for b in range(n)]
+        chain = [Signal(shape, reset_less=True, name=f"chain{b}") for b in range(n)]
+        full, busy = Signal(), Signal()
+        beats = n // lanes
+        sent = Signal(range(beats + 1))
+        take, load = Signal(), Signal()
+        # A problem whose results move into the chain this cycle frees the banks right away.
+        m.d.comb += [self.space.eq(~full | load),
+                     load.eq(full & ~busy),
+                     self.host.valid.eq(busy),
+                     self.host.payload.eq(Cat(*chain[:lanes])),
+                     take.eq(self.host.valid & self.host.ready)]
+        for b in range(n):
+            for k, wb in enumerate(self.writers):
+                if wb == b:
+                    port = getattr(self, f"wr{k}")
+                    with m.If(port.en):
+                        m.d.sync += banks[b].eq(port.data)
+            with m.If(load):
+                m.d.sync += chain[b].eq(banks[b])
+            with m.Elif(take):
+                if b + lanes < n:
+                    m.d.sync += chain[b].eq(chain[b + lanes])
+        with m.If(self.commit):
+            m.d.sync += full.eq(1)
+        with m.If(load):
+            m.d.sync += [full.eq(0), busy.eq(1), sent.eq(0)]
+        with m.Elif(take):
+            m.d.sync += sent.eq(sent + 1)
+            with m.If(sent == beats - 1):
+                m.d.sync += busy.eq(0)
+        return m
+
+    def _memory(self):
+        m = Module()
+        shape = shape_of(self.tensor.dtype)
+        depth = self.banking.depth
+        full = Signal(2)
+        wr_half, rd_half = Signal(), Signal()
+        walk = _BeatWalk(m, self.banking, 1, 1, "dr")
+        advance, issue, issued_all, last_q = Signal(), Signal(), Signal(), Signal()
         bank_q = Signal(range(self.banking.banks))
+        draining = Signal()
+        m.d.comb += [self.space.eq(~full.bit_select(wr_half, 1)),
+                     draining.eq(full.bit_select(rd_half, 1)),
+                     advance.eq(~self.host.valid | self.host.ready),
+                     issue.eq(draining & ~issued_all & advance)]
         data = []
         for b in range(self.banking.banks):
-            mem = memory.Memory(shape=shape, depth=self.banking.depth, init=[])
+            mem = memory.Memory(shape=shape, depth=2 << _log2(depth), init=[])
             m.submodules[f"bank{b}"] = mem
             for k, wb in enumerate(self.writers):
                 if wb == b:
                     wp = mem.write_port()
                     port = getattr(self, f"wr{k}")
-                    m.d.comb += [wp.addr.eq(port.addr), wp.data.eq(port.data), wp.en.eq(port.en)]
-            if small:
-                rp = mem.read_port(domain="comb")
-                m.d.comb += rp.addr.eq(walk.address)
-            else:
-                rp = mem.read_port()
-                m.d.comb += [rp.addr.eq(walk.address), rp.en.eq(advance)]
+                    m.d.comb += [wp.addr.eq(Cat(Value.cast(port.addr), wr_half)),
+                                 wp.data.eq(port.data), wp.en.eq(port.en)]
+            rp = mem.read_port()
+            m.d.comb += [rp.addr.eq(Cat(_sub_address(walk.address, 1, depth), rd_half)),
+                         rp.en.eq(advance)]
             data.append(rp.data)
-        selected = mux_tree(data, walk.bank if small else bank_q)
-        if small:
-            payload = Signal(shape, reset_less=True)
-            with m.If(advance):
-                m.d.sync += payload.eq(selected)
-            selected = payload
-        m.d.comb += self.host.payload.eq(selected)
+        m.d.comb += self.host.payload.eq(mux_tree(data, bank_q))
         with m.If(advance):
-            m.d.sync += [self.host.valid.eq(issue), bank_q.eq(walk.bank), last_q.eq(walk.last)]
+            m.d.sync += [self.host.valid.eq(issue), bank_q.eq(walk.bank()), last_q.eq(walk.last)]
         with m.If(issue):
             walk.step()
             with m.If(walk.last):
                 m.d.sync += issued_all.eq(1)
+        with m.If(self.commit):
+            m.d.sync += [full.bit_select(wr_half, 1).eq(1), wr_half.eq(~wr_half)]
         with m.If(self.host.valid & self.host.ready & last_q):
-            m.d.sync += self.drained.eq(1)
-        with m.If(self.clear):
-            m.d.sync += [self.drained.eq(0), issued_all.eq(0)]
+            m.d.sync += [full.bit_select(rd_half, 1).eq(0), rd_half.eq(~rd_half),
+                         issued_all.eq(0)]
         return m
 
-    def _elaborate_chain(self):
-        m = Module()
-        shape = shape_of(self.tensor.dtype)
-        n = self.banking.banks
-        regs = [Signal(shape, reset_less=True, name=f"bank{b}") for b in range(n)]
-        sent = Signal(range(n + 1))
-        take = Signal()
-        m.d.comb += [self.host.valid.eq(self.drain & (sent != n)),
-                     self.host.payload.eq(regs[0]),
-                     take.eq(self.host.valid & self.host.ready)]
-        for b, reg in enumerate(regs):
-            with m.If(take):
-                if b + 1 < n:
-                    m.d.sync += reg.eq(regs[b + 1])
-            for k, wb in enumerate(self.writers):
-                if wb == b:
-                    port = getattr(self, f"wr{k}")
-                    with m.Elif(port.en):
-                        m.d.sync += reg.eq(port.data)
-        with m.If(take):
-            m.d.sync += sent.eq(sent + 1)
-            with m.If(sent == n - 1):
-                m.d.sync += self.drained.eq(1)
-        with m.If(self.clear):
-            m.d.sync += [self.drained.eq(0), sent.eq(0)]
-        return m
+
+# Cycles from a commit to the first output beat: the chain loads (or the first read issues) in
+# the cycle after the commit, and the beat is valid one cycle later.
+DRAIN_LATENCY = 2

@@ -12,9 +12,9 @@ from ..errors import HwgenError
 def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
     """Run ``problems`` (a list of input dicts) through ``top``.
 
-    Returns ``(outputs, cycles)``: per problem the output arrays, and the cycles from its first
-    input beat to its last output beat. Stops with ``HwgenError`` naming the stuck ports when
-    the cycle ``budget`` runs out.
+    Returns ``(outputs, cycles, done)``: per problem the output arrays, the cycles from its
+    first input beat to its last output beat, and the cycle of its last output beat. Stops
+    with ``HwgenError`` naming the stuck ports when the cycle ``budget`` runs out.
     """
     graph = top.graph
     rng = random.Random(seed)
@@ -28,12 +28,16 @@ def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
     def driver(t, r):
         async def tb(ctx):
             port = getattr(top, t.name)
+            lanes, bits = top.lanes[t.name], t.dtype.bits
             for p, inputs in enumerate(problems):
-                for v in np.asarray(inputs[t.name]).flatten():
+                flat = np.asarray(inputs[t.name]).flatten()
+                for i in range(0, len(flat), lanes):
+                    beat = sum((int(v) & ((1 << bits) - 1)) << (k * bits)
+                               for k, v in enumerate(flat[i:i + lanes]))
                     while True:
                         stall = r.random() < in_gap
                         ctx.set(port.valid, 0 if stall else 1)
-                        ctx.set(port.payload, int(v) & ((1 << t.dtype.bits) - 1))
+                        ctx.set(port.payload, beat)
                         _, _, ready = await ctx.tick().sample(port.ready)
                         if ready and not stall:
                             first.setdefault(p, clock["n"])
@@ -53,7 +57,8 @@ def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
                     ctx.set(port.ready, 1 if ready else 0)
                     _, _, valid, payload = await ctx.tick().sample(port.valid, port.payload)
                     if valid and ready:
-                        got.append(t.dtype.wrap(payload))
+                        lanes, bits = top.lanes[t.name], t.dtype.bits
+                        got.extend(t.dtype.wrap(payload >> (k * bits)) for k in range(lanes))
                         last[p] = clock["n"]
                         progress[t.name] = progress.get(t.name, 0) + 1
                 results[p][t.name] = np.array(got).reshape(t.shape)
@@ -75,10 +80,11 @@ def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
     while clock["n"] < budget and len(results[-1]) < len(graph.outputs):
         sim.advance()
     if len(results[-1]) != len(graph.outputs):
-        want = {t.name: int(np.prod(t.shape)) * len(problems) for t in graph.tensors.values()}
+        want = {t.name: int(np.prod(t.shape)) // top.lanes[t.name] * len(problems)
+            for t in graph.tensors.values()}
         stuck = [f"{k} ({progress.get(k, 0)}/{n} beats)" for k, n in want.items()
                  if progress.get(k, 0) < n]
         raise HwgenError(f"simulation stopped after {budget} cycles; ports still waiting: "
                          + ", ".join(stuck))
     cycles = [last[p] - first[p] + 1 for p in range(len(problems))]
-    return results, cycles
+    return results, cycles, [last[p] for p in range(len(problems))]

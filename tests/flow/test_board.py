@@ -19,7 +19,7 @@ def test_selftest_flags_pass_and_fail(board, corrupt):
     graph = load_design(example("gemm_os"), {"M": 2, "N": 3, "K": 5})
     checksum = expected_checksum(graph)
     wrapper = SelfTest(graph, board, expected=checksum ^ 1 if corrupt else None)
-    top = Top(graph)
+    top = Top(graph, lanes=1)
     top._MustUse__silence = True
     cycles = 4 * top.expected_cycles + 20
     state = {}

@@ -1,125 +1,185 @@
 """Input and output buffers in Amaranth's simulator."""
 import numpy as np
+import pytest
+from amaranth.hdl import Module, Signal
 from amaranth.sim import Simulator
 
+from hwgen import HwgenError
 from hwgen.ir.graph import Tensor
 from hwgen.ir.layout import banking
 from hwgen.ir.types import R, S, int8, int32
-from hwgen.rtl.buffer import InputBuffer, OutputBuffer
+from hwgen.rtl.buffer import InputBuffer, OutputBuffer, lane_split, mux_tree
 
 
-def test_input_buffer_banks_by_layout_and_reads_back():
-    t = Tensor("A", int8[4, 3] @ [S(0), R])
-    b = banking(t, (2,))
-    dut = InputBuffer(t, b, readers=[0, 1])
-    data = np.arange(12).reshape(4, 3) - 6
-    seen = {}
-
-    async def tb(ctx):
-        ctx.set(dut.load, 1)
-        for v in data.flatten():
-            ctx.set(dut.host.valid, 1)
-            ctx.set(dut.host.payload, int(v) & 0xFF)
-            await ctx.tick().until(dut.host.ready)
-        ctx.set(dut.host.valid, 0)
-        await ctx.tick()
-        assert ctx.get(dut.loaded) and not ctx.get(dut.host.ready)
-        for bank in (0, 1):
-            port = getattr(dut, f"rd{bank}")
-            ctx.set(port.en, 1)
-            for addr in range(b.depth):
-                ctx.set(port.addr, addr)
-                await ctx.tick()
-                seen[(bank, addr)] = ctx.get(port.data)
-
+def _sim(dut, tb):
     sim = Simulator(dut)
     sim.add_clock(1e-8)
     sim.add_testbench(tb)
     sim.run()
-    for (i, k), v in np.ndenumerate(data):
-        assert seen[(b.bank((i, k)), b.address((i, k)))] == v
 
 
-def test_output_buffer_drains_row_major_under_backpressure():
-    t = Tensor("C", int32[2, 2] @ [S(0), S(1)])
-    b = banking(t, (2, 2))
-    dut = OutputBuffer(t, b, writers=[0, 1, 2, 3])
-    values = [-5, 7, 100000, -1]
-    got = []
+async def _send(ctx, port, beats):
+    for beat in beats:
+        ctx.set(port.valid, 1)
+        ctx.set(port.payload, beat)
+        await ctx.tick().until(port.ready)
+    ctx.set(port.valid, 0)
+
+
+def _beats(values, bits, lanes):
+    mask = (1 << bits) - 1
+    return [sum((int(v) & mask) << (k * bits) for k, v in enumerate(values[i:i + lanes]))
+            for i in range(0, len(values), lanes)]
+
+
+async def _read_all(ctx, dut, b, banks):
+    seen = {}
+    for bank in range(banks):
+        port = getattr(dut, f"rd{bank}")
+        ctx.set(port.en, 1)
+        for addr in range(b.depth):
+            ctx.set(port.addr, addr)
+            await ctx.tick()
+            seen[(bank, addr)] = ctx.get(port.data)
+        ctx.set(port.en, 0)
+    return seen
+
+
+@pytest.mark.parametrize("layout,grid,lanes", [
+    ([S(0), R], (2,), 1), ([S(0), R], (2,), 2), ([S(0), R], (2,), 3), ([R, S(1)], (1, 3), 6),
+    ([R, S(1)], (1, 3), 2), ([S(0), R], (2,), 6)])
+def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes):
+    t = Tensor("A", int8[4, 6] @ layout)
+    b = banking(t, grid)
+    if lanes in (3, 6) and layout == [S(0), R]:
+        with pytest.raises(HwgenError, match="power of two"):
+            InputBuffer(t, b, readers=[0], lanes=lanes)
+        return
+    dut = InputBuffer(t, b, readers=list(range(b.banks)), lanes=lanes)
+    first = np.arange(24).reshape(4, 6) - 12
+    second = 100 - np.arange(24).reshape(4, 6)
+    seen = []
 
     async def tb(ctx):
+        await _send(ctx, dut.host, _beats(first.flatten(), 8, lanes))
+        await ctx.tick()
+        assert ctx.get(dut.loaded)
+        # The other half takes the next problem while this one is in use ...
+        await _send(ctx, dut.host, _beats(second.flatten(), 8, lanes))
+        await ctx.tick()
+        # ... and then the host must wait for a consume.
+        assert not ctx.get(dut.host.ready)
+        seen.append(await _read_all(ctx, dut, b, b.banks))
+        ctx.set(dut.consume, 1)
+        await ctx.tick()
+        ctx.set(dut.consume, 0)
+        assert ctx.get(dut.loaded) and ctx.get(dut.host.ready)
+        seen.append(await _read_all(ctx, dut, b, b.banks))
+
+    _sim(dut, tb)
+    for data, got in zip((first, second), seen):
+        for (i, k), v in np.ndenumerate(data):
+            assert got[(b.bank((i, k)), b.address((i, k)))] == v
+
+
+def test_lane_split_rules():
+    t = Tensor("A", int8[4, 8] @ [S(0), R])
+    assert lane_split(banking(t, (2,)), t.shape, 4) == (4, 1)
+    u = Tensor("B", int8[4, 8] @ [R, S(1)])
+    assert lane_split(banking(u, (1, 8)), u.shape, 4) == (1, 4)
+    with pytest.raises(HwgenError, match="must divide"):
+        lane_split(banking(t, (2,)), t.shape, 3)
+
+
+async def _drain(ctx, dut, n, pattern=lambda i: True):
+    got, i = [], 0
+    while len(got) < n:
+        ready = pattern(i)
+        ctx.set(dut.host.ready, ready)
+        _, _, valid, payload = await ctx.tick().sample(dut.host.valid, dut.host.payload)
+        if valid and ready:
+            got.append(payload)
+        i += 1
+    ctx.set(dut.host.ready, 0)
+    return got
+
+
+def _s32(words, lanes=1):
+    out = []
+    for w in words:
+        for k in range(lanes):
+            v = (w >> (32 * k)) & 0xFFFFFFFF
+            out.append(v - (1 << 32) if v >> 31 else v)
+    return out
+
+
+@pytest.mark.parametrize("lanes", [1, 2])
+def test_chained_output_drains_while_the_next_problem_is_written(lanes):
+    t = Tensor("C", int32[2, 2] @ [S(0), S(1)])
+    dut = OutputBuffer(t, banking(t, (2, 2)), writers=[0, 1, 2, 3], lanes=lanes)
+    problems = [[-5, 7, 100000, -1], [1, 2, 3, 4]]
+    got = []
+
+    async def write(ctx, values):
         for k, v in enumerate(values):
             port = getattr(dut, f"wr{k}")
             ctx.set(port.en, 1)
             ctx.set(port.data, v)
             await ctx.tick()
             ctx.set(port.en, 0)
-        ctx.set(dut.drain, 1)
-        n = 0
-        while len(got) < 4:
-            ready = n % 3 != 1
-            ctx.set(dut.host.ready, ready)
-            _, _, valid, payload = await ctx.tick().sample(dut.host.valid, dut.host.payload)
-            if valid and ready:
-                got.append(payload - (1 << 32) if payload >> 31 else payload)
-            n += 1
+        ctx.set(dut.commit, 1)
         await ctx.tick()
-        assert ctx.get(dut.drained)
+        ctx.set(dut.commit, 0)
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(tb)
-    sim.run()
-    assert got == values
+    async def tb(ctx):
+        assert ctx.get(dut.space)
+        await write(ctx, problems[0])
+        await write(ctx, problems[1])       # the first problem sits in the chain by now
+        got.extend(_s32(await _drain(ctx, dut, 8 // lanes, lambda i: i % 3 != 1), lanes))
+
+    _sim(dut, tb)
+    assert got == problems[0] + problems[1]
+
+
+def test_memory_output_alternates_halves():
+    t = Tensor("C", int32[4, 2] @ [S(0), R])
+    dut = OutputBuffer(t, banking(t, (2,)), writers=[0, 1])
+    got = []
+
+    async def tb(ctx):
+        for p in range(2):
+            for k in range(4):      # bank b, address k: element (2 * b + k // 2, k % 2)
+                for bank in (0, 1):
+                    port = getattr(dut, f"wr{bank}")
+                    ctx.set(port.en, 1)
+                    ctx.set(port.addr, k)
+                    ctx.set(port.data, 100 * p + 10 * bank + k)
+                await ctx.tick()
+            for bank in (0, 1):
+                ctx.set(getattr(dut, f"wr{bank}").en, 0)
+            ctx.set(dut.commit, 1)
+            await ctx.tick()
+            ctx.set(dut.commit, 0)
+        assert not ctx.get(dut.space)
+        got.extend(await _drain(ctx, dut, 16, lambda i: i % 4 != 2))
+
+    _sim(dut, tb)
+    assert got == [0, 1, 2, 3, 10, 11, 12, 13, 100, 101, 102, 103, 110, 111, 112, 113]
 
 
 def test_mux_tree_selects_every_input():
-    from amaranth.hdl import Signal
-    from hwgen.rtl.buffer import mux_tree
     values = [Signal(8, init=v) for v in (3, 1, 4, 1, 5)]
-    sel = Signal(3)
-    out = Signal(8)
-    dut_values = {}
+    sel, out = Signal(3), Signal(8)
+    seen = {}
+    m = Module()
+    m.d.comb += out.eq(mux_tree(values, sel))
 
     async def tb(ctx):
         for k in range(5):
             ctx.set(sel, k)
-            dut_values[k] = ctx.get(out)
+            seen[k] = ctx.get(out)
 
-    from amaranth.hdl import Module
-    m = Module()
-    m.d.comb += out.eq(mux_tree(values, sel))
     sim = Simulator(m)
     sim.add_testbench(tb)
     sim.run()
-    assert dut_values == {0: 3, 1: 1, 2: 4, 3: 1, 4: 5}
-
-
-def test_output_buffer_with_deep_banks_uses_the_read_mux():
-    t = Tensor("C", int32[4, 2] @ [S(0), R])
-    b = banking(t, (2,))
-    dut = OutputBuffer(t, b, writers=[0, 1])
-    got = []
-
-    async def tb(ctx):
-        for k in range(4):      # bank k % 2, address k // 2 -> element (2*(k%2) + k//2, ...)
-            for bank in (0, 1):
-                port = getattr(dut, f"wr{bank}")
-                ctx.set(port.en, 1)
-                ctx.set(port.addr, k)
-                ctx.set(port.data, 10 * bank + k)
-            await ctx.tick()
-        for bank in (0, 1):
-            ctx.set(getattr(dut, f"wr{bank}").en, 0)
-        ctx.set(dut.drain, 1)
-        ctx.set(dut.host.ready, 1)
-        while len(got) < 8:
-            _, _, valid, payload = await ctx.tick().sample(dut.host.valid, dut.host.payload)
-            if valid:
-                got.append(payload)
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(tb)
-    sim.run()
-    assert got == [0, 1, 2, 3, 10, 11, 12, 13]
+    assert seen == {0: 3, 1: 1, 2: 4, 3: 1, 4: 5}

@@ -26,9 +26,10 @@ def problems(graph, n=3):
 def test_no_stall_cycles_equal_expected(path, params):
     graph = load_design(path, params)
     top = Top(graph)
-    probs = problems(graph, 2)
-    outs, cycles = run_top(top, probs)
-    assert cycles == [top.expected_cycles] * 2
+    probs = problems(graph, 3)
+    outs, cycles, done = run_top(top, probs)
+    assert cycles[0] == top.expected_cycles
+    assert list(np.diff(done)) == [top.interval_cycles] * 2
     for p, ins in enumerate(probs):
         for name, want in run(graph, ins).items():
             assert np.array_equal(outs[p][name], want)
@@ -38,7 +39,7 @@ def test_no_stall_cycles_equal_expected(path, params):
 def test_random_gaps_and_backpressure(path, params):
     graph = load_design(path, params)
     probs = problems(graph, 3)
-    outs, cycles = run_top(Top(graph), probs, in_gap=0.4, out_gap=0.5, seed=11)
+    outs, _, _ = run_top(Top(graph), probs, in_gap=0.4, out_gap=0.5, seed=11)
     for p, ins in enumerate(probs):
         for name, want in run(graph, ins).items():
             assert np.array_equal(outs[p][name], want), (p, name)
@@ -52,7 +53,26 @@ def test_systolic_streams_become_registers_and_mismatched_loops_fifos():
     assert skew.fifos == ["s"] and len(skew.groups) == 2
 
 
-def test_only_lanes_1_for_now():
+def test_lanes_keep_loading_within_compute_time():
+    top = Top(load_design(example("gemm_os"), {"M": 8, "N": 8, "K": 64}))
+    assert top.lanes == {"A": 8, "B": 8, "C": 1}
+    # Loading (64 beats) and draining (64 beats) hide behind computing (82 cycles).
+    assert top.interval_cycles == top.schedule.compute_cycles + 1
+
+
+@pytest.mark.parametrize("lanes", [1, 2, 4])
+def test_explicit_lanes(lanes):
+    graph = load_design(example("gemm_os"), {"M": 2, "N": 4, "K": 8})
+    top = Top(graph, lanes=lanes)
+    assert set(top.lanes.values()) == {lanes}
+    probs = problems(graph, 2)
+    outs, cycles, _ = run_top(top, probs, in_gap=0.2, out_gap=0.2, seed=lanes)
+    for p, ins in enumerate(probs):
+        assert np.array_equal(outs[p]["C"], run(graph, ins)["C"])
+
+
+@pytest.mark.parametrize("lanes,words", [(3, "must divide"), (0, "must divide")])
+def test_bad_lanes_are_clear_errors(lanes, words):
     from hwgen import HwgenError
-    with pytest.raises(HwgenError, match="lanes"):
-        Top(load_design(example("producer_consumer"), {"N": 2}), lanes=4)
+    with pytest.raises(HwgenError, match=words):
+        Top(load_design(example("gemm_os"), {"M": 2, "N": 4, "K": 8}), lanes={"A": lanes})
