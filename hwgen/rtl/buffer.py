@@ -35,10 +35,7 @@ def mux_tree(values, sel):
 
 
 def _all(terms):
-    v = Const(1)
-    for t in terms:
-        v = v & t
-    return v
+    return Cat(*terms).all() if terms else Const(1)
 
 
 def _log2(n):
@@ -71,6 +68,18 @@ def _sub_address(address, f, depth):
 def chained(banking):
     """One element per bank: output banks are registers drained through a shift chain."""
     return banking.depth == 1
+
+
+class _SlotCounter:
+    """A slot number counting modulo ``slots``."""
+
+    def __init__(self, m, slots, name):
+        self.m, self.slots = m, slots
+        self.value = Signal(range(max(2, slots)), name=name)
+
+    def advance(self):
+        v = self.value
+        self.m.d.sync += v.eq(Mux(v == self.slots - 1, 0, v + 1))
 
 
 class _BeatWalk:
@@ -131,26 +140,32 @@ class InputBuffer(wiring.Component):
         The bank each read port ``rd<k>`` reads.
     lanes : int
         Elements per host beat.
+    slots : int
+        Problems the banks hold at once (2: double buffering).
 
     Attributes
     ----------
     host : In(stream.Signature(unsigned(bits * lanes)))
         The tensor, row-major, element 0 of a beat in the low bits, two's complement.
     loaded : Out(1)
-        The half the read ports see holds a complete problem.
+        The slot the next problem will use holds a complete problem.
+    start : In(1)
+        Pulse: a problem starts on that slot.
     consume : In(1)
-        Pulse: the groups are done with that half; it may be reloaded.
+        Pulse: the oldest started problem is done reading; its slot may be reloaded.
     rd<k> : In(read_port)
+        Reads slot ``rd<k>.slot``.
     """
 
-    def __init__(self, tensor, banking, readers, lanes=1):
+    def __init__(self, tensor, banking, readers, lanes=1, slots=2):
         self.tensor, self.banking, self.readers, self.lanes = tensor, banking, list(readers), lanes
+        self.slots = slots
         self.f, self.g = lane_split(banking, tensor.shape, lanes)
         shape = shape_of(tensor.dtype)
         members = {"host": In(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
-                   "loaded": Out(1), "consume": In(1)}
+                   "loaded": Out(1), "start": In(1), "consume": In(1)}
         for k, _ in enumerate(self.readers):
-            members[f"rd{k}"] = In(ports.read_port(banking.depth, shape))
+            members[f"rd{k}"] = In(ports.read_port(banking.depth, shape, ports.slot_bits(slots)))
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -158,21 +173,25 @@ class InputBuffer(wiring.Component):
         f, g, bits = self.f, self.g, self.tensor.dtype.bits
         shape = shape_of(self.tensor.dtype)
         sub_depth = self.banking.depth // f
-        # The half is the address MSB: each half is padded to a power of two.
-        mems = [[memory.Memory(shape=shape, depth=2 << _log2(sub_depth), init=[])
+        # The slot is the address MSBs: each slot is padded to a power of two.
+        sb = ports.slot_bits(self.slots)
+        mems = [[memory.Memory(shape=shape, depth=(1 << sb) << _log2(sub_depth), init=[])
                  for _ in range(f)]
                 for _ in range(self.banking.banks)]
         for b, subs in enumerate(mems):
             for s, mem in enumerate(subs):
                 m.submodules[f"bank{b}_{s}"] = mem
-        full = Signal(2)
-        wr_half, rd_half = Signal(), Signal()
+        # full: the slot holds a problem (loaded, maybe started, not yet consumed);
+        # fresh: the slot holds a loaded problem that has not started.
+        full, fresh = Signal(self.slots), Signal(self.slots)
+        wr_slot, next_slot, free_slot = (_SlotCounter(m, self.slots, n)
+                                         for n in ("wr_slot", "next_slot", "free_slot"))
         walk = _BeatWalk(m, self.banking, f, g, "ld")
         take = Signal()
-        m.d.comb += [self.host.ready.eq(~full.bit_select(wr_half, 1)),
+        m.d.comb += [self.host.ready.eq(~full.bit_select(wr_slot.value, 1)),
                      take.eq(self.host.valid & self.host.ready),
-                     self.loaded.eq(full.bit_select(rd_half, 1))]
-        sub_addr = Cat(_sub_address(walk.address, f, sub_depth), wr_half)
+                     self.loaded.eq(fresh.bit_select(next_slot.value, 1))]
+        sub_addr = Cat(_sub_address(walk.address, f, sub_depth), wr_slot.value)
         for lane in range(self.lanes):
             bank = walk.bank(lane // f)
             data = self.host.payload[lane * bits:(lane + 1) * bits]
@@ -183,16 +202,22 @@ class InputBuffer(wiring.Component):
         with m.If(take):
             walk.step()
             with m.If(walk.last):
-                m.d.sync += [full.bit_select(wr_half, 1).eq(1), wr_half.eq(~wr_half)]
+                m.d.sync += [full.bit_select(wr_slot.value, 1).eq(1),
+                             fresh.bit_select(wr_slot.value, 1).eq(1)]
+                wr_slot.advance()
+        with m.If(self.start):
+            m.d.sync += fresh.bit_select(next_slot.value, 1).eq(0)
+            next_slot.advance()
         with m.If(self.consume):
-            m.d.sync += [full.bit_select(rd_half, 1).eq(0), rd_half.eq(~rd_half)]
+            m.d.sync += full.bit_select(free_slot.value, 1).eq(0)
+            free_slot.advance()
         for k, b in enumerate(self.readers):
             port = getattr(self, f"rd{k}")
             addr = Value.cast(port.addr)
             datas = []
             for mem in mems[b]:
                 rp = mem.read_port()
-                m.d.comb += [rp.addr.eq(Cat(_sub_address(addr, f, sub_depth), rd_half)),
+                m.d.comb += [rp.addr.eq(Cat(_sub_address(addr, f, sub_depth), port.slot)),
                              rp.en.eq(port.en)]
                 datas.append(rp.data)
             if f == 1:
@@ -212,15 +237,18 @@ class OutputBuffer(wiring.Component):
     ----------
     host : Out(stream.Signature(unsigned(bits * lanes)))
     space : Out(1)
-        The banks can take the next problem's results.
+        The slot the next problem will write is free.
+    start : In(1)
+        Pulse: a problem starts.
     commit : In(1)
-        Pulse: the groups finished writing a problem.
+        Pulse: the oldest started problem finished writing.
     wr<k> : In(write_port)
         Written by the compute groups; ``writers[k]`` is its bank.
     """
 
-    def __init__(self, tensor, banking, writers, lanes=1):
+    def __init__(self, tensor, banking, writers, lanes=1, slots=2):
         self.tensor, self.banking, self.writers, self.lanes = tensor, banking, list(writers), lanes
+        self.slots = slots
         n = 1
         for d in tensor.shape:
             n *= d
@@ -229,9 +257,9 @@ class OutputBuffer(wiring.Component):
                              + (f" or a divisor of its {n} elements" if chained(banking) else ""))
         shape = shape_of(tensor.dtype)
         members = {"host": Out(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
-                   "space": Out(1), "commit": In(1)}
+                   "space": Out(1), "start": In(1), "commit": In(1)}
         for k, _ in enumerate(self.writers):
-            members[f"wr{k}"] = In(ports.write_port(banking.depth, shape))
+            members[f"wr{k}"] = In(ports.write_port(banking.depth, shape, ports.slot_bits(slots)))
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -247,8 +275,10 @@ class OutputBuffer(wiring.Component):
         beats = n // lanes
         sent = Signal(range(beats + 1))
         take, load = Signal(), Signal()
-        # A problem whose results move into the chain this cycle frees the banks right away.
-        m.d.comb += [self.space.eq(~full | load),
+        # The next problem may start once the one before the problem in flight has drained:
+        # the problem in flight then moves into the chain as soon as it commits, before the next
+        # one writes (the group spaces its starts so that writes follow the previous finish).
+        m.d.comb += [self.space.eq(~full & ~busy),
                      load.eq(full & ~busy),
                      self.host.valid.eq(busy),
                      self.host.payload.eq(Cat(*chain[:lanes])),
@@ -264,42 +294,45 @@ class OutputBuffer(wiring.Component):
             with m.Elif(take):
                 if b + lanes < n:
                     m.d.sync += chain[b].eq(chain[b + lanes])
-        with m.If(self.commit):
-            m.d.sync += full.eq(1)
         with m.If(load):
             m.d.sync += [full.eq(0), busy.eq(1), sent.eq(0)]
         with m.Elif(take):
             m.d.sync += sent.eq(sent + 1)
             with m.If(sent == beats - 1):
                 m.d.sync += busy.eq(0)
+        # A problem may commit in the cycle the previous one moves into the chain.
+        with m.If(self.commit):
+            m.d.sync += full.eq(1)
         return m
 
     def _memory(self):
         m = Module()
         shape = shape_of(self.tensor.dtype)
         depth = self.banking.depth
-        full = Signal(2)
-        wr_half, rd_half = Signal(), Signal()
+        full = Signal(self.slots)
+        next_slot, commit_slot, rd_slot = (_SlotCounter(m, self.slots, n)
+                                           for n in ("next_slot", "commit_slot", "rd_slot"))
+        sb = ports.slot_bits(self.slots)
         walk = _BeatWalk(m, self.banking, 1, 1, "dr")
         advance, issue, issued_all, last_q = Signal(), Signal(), Signal(), Signal()
         bank_q = Signal(range(self.banking.banks))
         draining = Signal()
-        m.d.comb += [self.space.eq(~full.bit_select(wr_half, 1)),
-                     draining.eq(full.bit_select(rd_half, 1)),
+        m.d.comb += [self.space.eq(~full.bit_select(next_slot.value, 1)),
+                     draining.eq(full.bit_select(rd_slot.value, 1)),
                      advance.eq(~self.host.valid | self.host.ready),
                      issue.eq(draining & ~issued_all & advance)]
         data = []
         for b in range(self.banking.banks):
-            mem = memory.Memory(shape=shape, depth=2 << _log2(depth), init=[])
+            mem = memory.Memory(shape=shape, depth=(1 << sb) << _log2(depth), init=[])
             m.submodules[f"bank{b}"] = mem
             for k, wb in enumerate(self.writers):
                 if wb == b:
                     wp = mem.write_port()
                     port = getattr(self, f"wr{k}")
-                    m.d.comb += [wp.addr.eq(Cat(Value.cast(port.addr), wr_half)),
+                    m.d.comb += [wp.addr.eq(Cat(Value.cast(port.addr), port.slot)),
                                  wp.data.eq(port.data), wp.en.eq(port.en)]
             rp = mem.read_port()
-            m.d.comb += [rp.addr.eq(Cat(_sub_address(walk.address, 1, depth), rd_half)),
+            m.d.comb += [rp.addr.eq(Cat(_sub_address(walk.address, 1, depth), rd_slot.value)),
                          rp.en.eq(advance)]
             data.append(rp.data)
         m.d.comb += self.host.payload.eq(mux_tree(data, bank_q))
@@ -309,11 +342,14 @@ class OutputBuffer(wiring.Component):
             walk.step()
             with m.If(walk.last):
                 m.d.sync += issued_all.eq(1)
+        with m.If(self.start):
+            next_slot.advance()
         with m.If(self.commit):
-            m.d.sync += [full.bit_select(wr_half, 1).eq(1), wr_half.eq(~wr_half)]
+            m.d.sync += full.bit_select(commit_slot.value, 1).eq(1)
+            commit_slot.advance()
         with m.If(self.host.valid & self.host.ready & last_q):
-            m.d.sync += [full.bit_select(rd_half, 1).eq(0), rd_half.eq(~rd_half),
-                         issued_all.eq(0)]
+            m.d.sync += [full.bit_select(rd_slot.value, 1).eq(0), issued_all.eq(0)]
+            rd_slot.advance()
         return m
 
 

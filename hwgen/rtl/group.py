@@ -9,7 +9,7 @@ through a shared delay line tapped at ``skew + l`` — the control wavefront of 
 Every register moves only when the group is enabled (``en``: no FIFO op active this cycle is
 blocked). Datapath registers are reset-less; control registers reset.
 """
-from amaranth.hdl import Const, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -53,23 +53,29 @@ class Group(wiring.Component):
     Attributes
     ----------
     start : In(1)
-        Pulse: run one problem.
-    done : Out(1)
-        High from the end of the problem until the next ``start``.
+        Pulse: start a problem (only when ``accept``).
+    accept : Out(1)
+        A problem may start this cycle: the group is idle, or the previous problem has issued
+        its iterations and is far enough ahead (``schedule.Group.spacing``).
+    finished : Out(1)
+        Pulse: the oldest problem in the array has made its last side effect.
     rd_<k>, wr_<k>, put_<ch>, get_<ch>
         Memory and FIFO ports; ``read_ports``, ``write_ports``, ``fifo_puts``, ``fifo_gets``
         say what each connects to.
     """
 
-    def __init__(self, graph, sched, group, bankings):
+    def __init__(self, graph, sched, group, bankings, slots=2, spacing=None):
         self.graph, self.sched, self.group, self.bankings = graph, sched, group, bankings
+        self.slots = slots
+        self.spacing = max(group.spacing, spacing or 0)
+        slot_bits = ports.slot_bits(slots)
         self.read_ports = []    # (port name, tensor, bank)
         self.write_ports = []
         self.fifo_puts = []     # (port name, channel)
         self.fifo_gets = []
         self._port_of = {}
         self._shard_base = {}
-        members = {"start": In(1), "done": Out(1)}
+        members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
         for name in group.members:
             inst = graph.instances[name]
             for seg in inst.segments:
@@ -79,7 +85,7 @@ class Group(wiring.Component):
                         pname = f"wr{len(self.write_ports)}"
                         self.write_ports.append((pname, s.tensor, self._bank(inst, s, seg)))
                         b = bankings[s.tensor]
-                        members[pname] = Out(ports.write_port(b.depth, shape_of(t.dtype)))
+                        members[pname] = Out(ports.write_port(b.depth, shape_of(t.dtype), slot_bits))
                         self._port_of[id(s)] = pname
                     if isinstance(s, Put) and s.channel in sched.fifos:
                         pname = f"put_{_safe(s.channel)}"
@@ -91,7 +97,7 @@ class Group(wiring.Component):
                             pname = f"rd{len(self.read_ports)}"
                             self.read_ports.append((pname, e.tensor, self._bank(inst, e, seg)))
                             b = bankings[e.tensor]
-                            members[pname] = Out(ports.read_port(b.depth, shape_of(t.dtype)))
+                            members[pname] = Out(ports.read_port(b.depth, shape_of(t.dtype), slot_bits))
                             self._port_of[id(e)] = pname
                         if isinstance(e, Get) and e.channel in sched.fifos:
                             pname = f"get_{_safe(e.channel)}"
@@ -144,29 +150,38 @@ class Group(wiring.Component):
 
     @staticmethod
     def _any(terms):
-        v = terms[0]
-        for t in terms[1:]:
-            v = v | t
-        return v
+        return Cat(*terms).any()
 
     def _controller(self, m):
         g = self.group
         total = g.iterations + g.taps
         running = Signal()
-        count = Signal(range(total + 1))
+        count = Signal(range(max(total, self.spacing) + 1))
         self.valid0 = valid0 = Signal()
         m.d.comb += valid0.eq(running & (count < g.iterations))
         depth = max((len(t) for t in g.structure), default=0)
         self.idx = [Signal(range(max([t[d] for t in g.structure if len(t) > d]) + 1),
                            name=f"idx{d}") for d in range(depth)]
         self.seg = Signal(range(len(g.structure) + 1))
+        # The slot (buffer half) of the problem whose iterations are issuing; it travels with
+        # them through the delay lines so that two problems can share the array.
+        self.slot = Signal(range(max(2, self.slots)), name="slot")
+        slot_next = Signal(range(max(2, self.slots)))
+        self.base[("slot",)] = self.slot
+        last_iter = Signal()
+        m.d.comb += last_iter.eq(valid0 & (count == g.iterations - 1))
+        self.base[("finish",)] = last_iter
+        m.d.comb += [self.accept.eq(self.en & (~running | (count >= self.spacing - 1))),
+                     self.finished.eq(self._tap(("finish",), g.taps) & self.en)]
         with m.If(self.start):
-            m.d.sync += [running.eq(1), count.eq(0), self.done.eq(0), self.seg.eq(0)]
+            m.d.sync += [running.eq(1), count.eq(0), self.seg.eq(0), self.slot.eq(slot_next),
+                         slot_next.eq(Mux(slot_next == self.slots - 1, 0, slot_next + 1))]
             m.d.sync += [i.eq(0) for i in self.idx]
         with m.Elif(running & self.en):
             m.d.sync += count.eq(count + 1)
-            with m.If(count == total - 1):
-                m.d.sync += [running.eq(0), self.done.eq(1)]
+            # Run until the last iteration has left the array and the spacing has passed.
+            with m.If(count == max(total, self.spacing) - 1):
+                m.d.sync += running.eq(0)
             with m.If(valid0):
                 with m.Switch(self.seg):
                     for gi, trips in enumerate(g.structure):
@@ -182,10 +197,7 @@ class Group(wiring.Component):
 
     @staticmethod
     def _all(terms):
-        v = Const(1)
-        for t in terms:
-            v = v & t
-        return v
+        return Cat(*terms).all() if terms else Const(1)
 
     def _cond_key(self, gi, pred):
         key = ("cond", gi, tuple((p.kind, p.depth) for p in pred))
@@ -206,7 +218,7 @@ class Group(wiring.Component):
             return base
         _, regs = self.lines.setdefault(key, (base, []))
         while len(regs) < delay:
-            reset_less = key[0] == "idx"
+            reset_less = key[0] in ("idx", "slot")
             regs.append(Signal.like(base, reset_less=reset_less,
                                     name=f"{'_'.join(map(str, key[:2]))}_d{len(regs) + 1}"))
         return regs[delay - 1]
@@ -274,7 +286,8 @@ class Group(wiring.Component):
                 port = getattr(self, self._port_of[id(e)])
                 parts = [emit(i, env, gi) for i in e.index]
                 lvl = max([level_of(p) for p in parts] + [0])
-                m.d.comb += [port.addr.eq(self._address(e, parts, lvl, at)), port.en.eq(self.en)]
+                m.d.comb += [port.addr.eq(self._address(e, parts, lvl, at)), port.en.eq(self.en),
+                             port.slot.eq(self._tap(("slot",), skew + lvl))]
                 return _Staged(port.data, lvl + 1)
             if isinstance(e, BinOp):
                 a, b = emit(e.lhs, env, gi), emit(e.rhs, env, gi)
@@ -334,9 +347,10 @@ class Group(wiring.Component):
                     v = emit(s.value, env, gi)
                     lvl = max([level_of(p) for p in parts] + [level_of(v)])
                     port = getattr(self, self._port_of[id(s)])
+                    c = cond(gi, s.pred, lvl)
                     m.d.comb += [port.addr.eq(self._address(s, parts, lvl, at)),
-                                 port.data.eq(at(v, lvl)),
-                                 port.en.eq(cond(gi, s.pred, lvl) & self.en)]
+                                 port.data.eq(at(v, lvl)), port.en.eq(c & self.en),
+                                 port.slot.eq(self._tap(("slot",), skew + lvl))]
             for var, v in env.items():
                 lvl = levels.var[var]
                 with m.If(self.en & cond(gi, (), lvl)):

@@ -8,13 +8,22 @@ def addr_width(depth):
     return max(0, (depth - 1).bit_length())
 
 
-def read_port(depth, shape):
-    """A synchronous memory read: ``data`` holds ``mem[addr]`` one enabled cycle later."""
-    return wiring.Signature({"addr": Out(addr_width(depth)), "en": Out(1), "data": In(shape)})
+def slot_bits(slots):
+    """Bits that number ``slots`` buffer slots (problems in flight)."""
+    return max(1, (slots - 1).bit_length())
 
 
-def write_port(depth, shape):
-    return wiring.Signature({"addr": Out(addr_width(depth)), "en": Out(1), "data": Out(shape)})
+def read_port(depth, shape, slots_bits=1):
+    """A synchronous memory read of problem slot ``slot``: ``data`` holds ``mem[addr]`` one
+    enabled cycle later."""
+    return wiring.Signature({"addr": Out(addr_width(depth)), "slot": Out(slots_bits),
+                             "en": Out(1), "data": In(shape)})
+
+
+def write_port(depth, shape, slots_bits=1):
+    """A write into problem slot ``slot``."""
+    return wiring.Signature({"addr": Out(addr_width(depth)), "slot": Out(slots_bits),
+                             "en": Out(1), "data": Out(shape)})
 
 
 def fifo_put(shape):

@@ -39,6 +39,7 @@ class Levels:
                              "Accumulate products instead (c += a * b).", loc)
         self.puts = {}      # channel -> level
         self.gets = {}      # channel -> level
+        self.writes = {}    # id(Write statement) -> level
         self.depth = 1
         self._pass(record=True)
 
@@ -84,6 +85,8 @@ class Levels:
                     new[s.var] = max(new[s.var], lv)
                 if record:
                     self.depth = max(self.depth, lv + 1)
+                    if isinstance(s, Write):
+                        self.writes[id(s)] = lv
                     if isinstance(s, Put):
                         if s.channel in self.puts:
                             raise HwgenError(f"in task {self.inst.name}: stream '{s.channel}' is "
@@ -130,6 +133,7 @@ class Group:
     iterations: int
     taps: int                           # largest skew + level used by any member
     links: dict = field(default_factory=dict)   # register channel -> delay in cycles
+    spacing: int = 0                    # fewest enabled cycles between two problem starts
 
 
 @dataclass
@@ -138,7 +142,7 @@ class Schedule:
     groups: list
     group_of: dict                      # instance -> group name
     fifos: list                         # channels lowered to FIFOs
-    compute_cycles: int                 # from the start pulse to the last group's done
+    compute_cycles: int                 # from the start pulse to the last group's finish pulse
 
 
 def schedule(graph):
@@ -195,7 +199,35 @@ def schedule(graph):
             group_of[n] = group.name
     sched = Schedule(levels, groups, group_of, fifos, 0)
     sched.compute_cycles = simulate(graph, sched)
+    for group in groups:
+        group.spacing = _spacing(graph, sched, group)
     return sched
+
+
+def _spacing(graph, sched, group):
+    """Enabled cycles between two problem starts of ``group``.
+
+    A problem may start while the previous one's wavefront is still in the array, once the
+    previous one has issued all its iterations, provided its own first tensor write comes after
+    the previous problem's finish (output banks hold one problem's results until they are handed
+    over). With FIFO streams between groups, problems do not overlap.
+    """
+    finish = group.iterations - 1 + group.taps
+    if sched.fifos:
+        return finish + 1
+    first_write = finish
+    for name in group.members:
+        inst = graph.instances[name]
+        lv = sched.levels[name]
+        start = 0
+        for seg in inst.segments:
+            for s in seg.body:
+                if isinstance(s, Write):
+                    its = _iterations(seg.trips, s.pred, start)
+                    first_write = min(first_write,
+                                      min(its) + group.skew[name] + lv.writes[id(s)])
+            start += seg.iterations
+    return max(group.iterations, finish - first_write + 1)
 
 
 # -- cycle model --------------------------------------------------------------------------------
@@ -239,12 +271,12 @@ def simulate(graph, sched, limit=10_000_000):
 
     Mirrors ``rtl.group``: a group advances its counter on every cycle it is not stalled; it
     stalls when an op active at the current counter meets an empty (get) or full (put) FIFO
-    (``amaranth.lib.fifo.SyncFIFO``: writable below ``depth``, readable above 0). A group is
-    done one cycle after its counter reaches ``iterations + taps - 1``.
+    (``amaranth.lib.fifo.SyncFIFO``: writable below ``depth``, readable above 0). A group's
+    finish pulse comes in the cycle its counter reaches ``iterations + taps - 1``.
     """
     ops = {g.name: _active_ops(graph, sched, g) for g in sched.groups}
     if not sched.fifos:
-        return 1 + max(g.iterations + g.taps for g in sched.groups)
+        return max(g.iterations + g.taps for g in sched.groups)
     level = {c: 0 for c in sched.fifos}
     count = {g.name: 0 for g in sched.groups}
     done = {g.name: None for g in sched.groups}
@@ -263,7 +295,7 @@ def simulate(graph, sched, limit=10_000_000):
             for c, k in active:
                 delta[c] += 1 if k == "put" else -1
             if n == g.iterations + g.taps - 1:
-                done[g.name] = cycle + 1
+                done[g.name] = cycle
             count[g.name] = n + 1
         for c in delta:
             level[c] += delta[c]

@@ -1,11 +1,11 @@
 """The generated top: host stream ports, input buffers, compute groups, FIFOs, output buffers.
 
-Problems overlap in three stages: while one problem computes (all groups run from one start
-pulse until each is done), the next one loads into the other half of the input banks and the
-previous one drains from the output buffers. A problem starts when its inputs are loaded, the
-groups are idle and the output buffers have room.
+Problems overlap: while one problem computes, the next ones load into other slots of the input
+banks and earlier ones drain from the output buffers; in the array, a problem starts as soon as
+the previous one has issued its iterations, so their wavefronts follow each other. Every value a
+problem uses travels with its slot number, so two problems can share the array.
 """
-from amaranth.hdl import Module, Signal, unsigned
+from amaranth.hdl import Cat, Module, Signal, unsigned
 from amaranth.lib import fifo, stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
@@ -67,8 +67,14 @@ class Top(wiring.Component):
 
     def _auto_lanes(self, t):
         """The fewest lanes (a divisor of the innermost dimension that fits the layout) that
-        move the tensor within one problem's compute time; the most that fit otherwise."""
-        need = -(-_numel(t) // max(1, self.schedule.compute_cycles))
+        move the tensor in the time the array spends per problem; the most that fit otherwise."""
+        sched = self.schedule
+        target = sched.compute_cycles if sched.fifos else max(g.spacing for g in sched.groups)
+        if t.direction == "out":
+            target -= 1             # a drain needs one cycle more than its beats
+            if chained(self.bankings[t.name]):
+                target = min(target, 2 * (target + 1) - sched.compute_cycles - 2)
+        need = -(-_numel(t) // max(1, target))
         fitting = []
         for lanes in range(1, t.shape[-1] + 1):
             if t.shape[-1] % lanes == 0:
@@ -82,6 +88,34 @@ class Top(wiring.Component):
     def _beats(self, t):
         return _numel(t) // self.lanes[t.name]
 
+    def _timing(self):
+        """(interval, slots): steady-state cycles per problem back to back, and how many
+        problems each buffer holds so that loading and draining never hold that up."""
+        n_in = max(self._beats(t) for t in self.graph.inputs)
+        n_out = max(self._beats(t) for t in self.graph.outputs)
+        compute = self.schedule.compute_cycles
+        if self.schedule.fifos:
+            starts = compute                # one problem at a time
+        else:
+            starts = max(g.spacing for g in self.schedule.groups)
+        interval = max(starts, n_in, n_out + 1)
+        if any(chained(self.bankings[t.name]) for t in self.graph.outputs):
+            # A chain drains problem p-1 before p+1 starts (see OutputBuffer).
+            interval = max(interval, -(-(compute + n_out + 2) // 2))
+        # A slot is busy from the start of its load until its problem finishes (inputs) or has
+        # drained (memory outputs); enough slots hide that behind `interval` per problem.
+        hold = compute + 1 + n_in
+        if any(not chained(self.bankings[t.name]) for t in self.graph.outputs):
+            hold = max(hold, compute + n_out + 3)
+        for slots in (2, 3, 4):
+            if slots * interval >= hold:
+                return interval, slots
+        return max(interval, -(-hold // 4)), 4
+
+    @property
+    def slots(self):
+        return self._timing()[1]
+
     @property
     def expected_cycles(self):
         """Cycles of one problem that finds the accelerator idle, first input beat to last
@@ -93,17 +127,19 @@ class Top(wiring.Component):
     @property
     def interval_cycles(self):
         """Cycles per problem in steady state when the host sends problems back to back: the
-        slowest of loading, computing (plus the cycle that hands results over) and draining."""
-        n_in = max(self._beats(t) for t in self.graph.inputs)
-        n_out = max(self._beats(t) for t in self.graph.outputs)
-        return max(n_in, self.schedule.compute_cycles + 1, n_out + 1)
+        slowest of loading, starting problems (the array takes a new one as soon as the last
+        has issued its iterations) and draining."""
+        return self._timing()[0]
 
     def elaborate(self, platform):
         m = Module()
         graph = self.graph
         groups = []
         for g in self.schedule.groups:
-            grp = Group(graph, self.schedule, g, self.bankings)
+            # Without FIFOs every group starts a problem exactly every interval_cycles, so that
+            # loading, draining and the output chain never hold a start back in steady state.
+            spacing = None if self.schedule.fifos else self.interval_cycles
+            grp = Group(graph, self.schedule, g, self.bankings, self.slots, spacing)
             m.submodules[g.name] = grp
             groups.append(grp)
         readers = {t.name: [] for t in graph.inputs}
@@ -116,7 +152,7 @@ class Top(wiring.Component):
         ins, outs = [], []
         for t in graph.inputs:
             buf = InputBuffer(t, self.bankings[t.name], [b for _, _, b in readers[t.name]],
-                              self.lanes[t.name])
+                              self.lanes[t.name], self.slots)
             m.submodules[f"in_{t.name}"] = buf
             connect(m, wiring.flipped(getattr(self, t.name)), buf.host)
             for k, (grp, pname, _) in enumerate(readers[t.name]):
@@ -124,7 +160,7 @@ class Top(wiring.Component):
             ins.append(buf)
         for t in graph.outputs:
             buf = OutputBuffer(t, self.bankings[t.name], [b for _, _, b in writers[t.name]],
-                               self.lanes[t.name])
+                               self.lanes[t.name], self.slots)
             m.submodules[f"out_{t.name}"] = buf
             connect(m, buf.host, wiring.flipped(getattr(self, t.name)))
             for k, (grp, pname, _) in enumerate(writers[t.name]):
@@ -144,26 +180,28 @@ class Top(wiring.Component):
                         p = getattr(grp, pname)
                         m.d.comb += [p.data.eq(q.r_data), q.r_en.eq(p.en), p.rdy.eq(q.r_rdy)]
 
-        # One problem computes at a time; its inputs were loaded into one half while the
-        # previous problem computed, and its results drain while the next one computes.
-        running, start, finish = Signal(), Signal(), Signal()
-        m.d.comb += [start.eq(~running & _all([b.loaded for b in ins]) &
-                              _all([b.space for b in outs])),
-                     finish.eq(running & _all([g.done for g in groups]))]
-        m.d.comb += [g.start.eq(start) for g in groups]
+        # A problem starts when every group accepts one, its inputs are loaded and its output
+        # slot is free. Problems finish in order; when every group has finished the oldest one,
+        # its input slots are released and its results committed for draining.
+        start, finish = Signal(), Signal()
+        m.d.comb += start.eq(_all([g.accept for g in groups] + [b.loaded for b in ins] +
+                                  [b.space for b in outs]))
+        m.d.comb += [g.start.eq(start) for g in groups] + [b.start.eq(start) for b in ins + outs]
+        if len(groups) == 1:
+            m.d.comb += finish.eq(groups[0].finished)
+        else:
+            pending = []
+            for k, g in enumerate(groups):
+                n = Signal(range(self.slots + 2), name=f"g{k}_finished")
+                m.d.sync += n.eq(n + g.finished - finish)
+                pending.append((n != 0) | g.finished)
+            m.d.comb += finish.eq(_all(pending))
         m.d.comb += [b.consume.eq(finish) for b in ins] + [b.commit.eq(finish) for b in outs]
-        with m.If(start):
-            m.d.sync += running.eq(1)
-        with m.Elif(finish):
-            m.d.sync += running.eq(0)
         return m
 
 
 def _all(signals):
-    v = signals[0]
-    for s in signals[1:]:
-        v = v & s
-    return v
+    return Cat(*signals).all()
 
 
 def _numel(t):

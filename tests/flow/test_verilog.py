@@ -8,7 +8,7 @@ from tests.conftest import example
 
 def test_design_json_follows_the_contract(tmp_path):
     graph = load_design(example("gemm_os"), {"M": 2, "N": 3, "K": 4})
-    verilog.write(graph, tmp_path)
+    verilog.write(graph, tmp_path, lanes=1)
     info = json.loads((tmp_path / "design.json").read_text())
     assert info["top"] == "gemm_os" and info["verilog"] == ["gemm_os.v"]
     assert info["clock"] == "clk" and info["reset"] == "rst"
@@ -18,6 +18,7 @@ def test_design_json_follows_the_contract(tmp_path):
                           "payload": "A__payload", "valid": "A__valid", "ready": "A__ready"}
     assert ports["C"]["dir"] == "out" and ports["C"]["dtype"] == "int32"
     assert isinstance(info["expected_cycles"], int) and info["expected_cycles"] > 0
+    assert 0 < info["interval_cycles"] <= info["expected_cycles"]
     text = (tmp_path / "gemm_os.v").read_text()
     for p in ports.values():
         for k in ("payload", "valid", "ready"):
@@ -29,3 +30,12 @@ def test_same_program_same_verilog(tmp_path):
     for d in ("a", "b"):
         verilog.write(load_design(example("gemm_os"), {"M": 2, "N": 2, "K": 3}), tmp_path / d)
     assert (tmp_path / "a" / "gemm_os.v").read_bytes() == (tmp_path / "b" / "gemm_os.v").read_bytes()
+
+
+def test_auto_lanes_are_in_the_manifest(tmp_path):
+    graph = load_design(example("gemm_os"), {"M": 4, "N": 4, "K": 32})
+    info = verilog.write(graph, tmp_path)
+    lanes = {p["name"]: p["lanes"] for p in info["ports"]}
+    assert lanes == {"A": 4, "B": 4, "C": 1}
+    text = (tmp_path / "gemm_os.v").read_text()
+    assert "input [31:0] A__payload" in text and "output [31:0] C__payload" in text

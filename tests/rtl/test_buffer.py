@@ -32,11 +32,12 @@ def _beats(values, bits, lanes):
             for i in range(0, len(values), lanes)]
 
 
-async def _read_all(ctx, dut, b, banks):
+async def _read_all(ctx, dut, b, banks, slot):
     seen = {}
     for bank in range(banks):
         port = getattr(dut, f"rd{bank}")
         ctx.set(port.en, 1)
+        ctx.set(port.slot, slot)
         for addr in range(b.depth):
             ctx.set(port.addr, addr)
             await ctx.tick()
@@ -64,17 +65,21 @@ def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes):
         await _send(ctx, dut.host, _beats(first.flatten(), 8, lanes))
         await ctx.tick()
         assert ctx.get(dut.loaded)
-        # The other half takes the next problem while this one is in use ...
+        ctx.set(dut.start, 1)       # the first problem starts on slot 0
+        await ctx.tick()
+        ctx.set(dut.start, 0)
+        assert not ctx.get(dut.loaded)
+        # The other slot takes the next problem while this one is in use ...
         await _send(ctx, dut.host, _beats(second.flatten(), 8, lanes))
         await ctx.tick()
         # ... and then the host must wait for a consume.
-        assert not ctx.get(dut.host.ready)
-        seen.append(await _read_all(ctx, dut, b, b.banks))
+        assert ctx.get(dut.loaded) and not ctx.get(dut.host.ready)
+        seen.append(await _read_all(ctx, dut, b, b.banks, 0))
         ctx.set(dut.consume, 1)
         await ctx.tick()
         ctx.set(dut.consume, 0)
-        assert ctx.get(dut.loaded) and ctx.get(dut.host.ready)
-        seen.append(await _read_all(ctx, dut, b, b.banks))
+        assert ctx.get(dut.host.ready)
+        seen.append(await _read_all(ctx, dut, b, b.banks, 1))
 
     _sim(dut, tb)
     for data, got in zip((first, second), seen):
@@ -141,7 +146,7 @@ def test_chained_output_drains_while_the_next_problem_is_written(lanes):
     assert got == problems[0] + problems[1]
 
 
-def test_memory_output_alternates_halves():
+def test_memory_output_alternates_slots():
     t = Tensor("C", int32[4, 2] @ [S(0), R])
     dut = OutputBuffer(t, banking(t, (2,)), writers=[0, 1])
     got = []
@@ -152,14 +157,17 @@ def test_memory_output_alternates_halves():
                 for bank in (0, 1):
                     port = getattr(dut, f"wr{bank}")
                     ctx.set(port.en, 1)
+                    ctx.set(port.slot, p)
                     ctx.set(port.addr, k)
                     ctx.set(port.data, 100 * p + 10 * bank + k)
                 await ctx.tick()
             for bank in (0, 1):
                 ctx.set(getattr(dut, f"wr{bank}").en, 0)
             ctx.set(dut.commit, 1)
+            ctx.set(dut.start, 1)
             await ctx.tick()
             ctx.set(dut.commit, 0)
+            ctx.set(dut.start, 0)
         assert not ctx.get(dut.space)
         got.extend(await _drain(ctx, dut, 16, lambda i: i % 4 != 2))
 
