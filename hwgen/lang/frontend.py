@@ -14,6 +14,7 @@ import textwrap
 from ..errors import HwgenError
 from ..ir.graph import (Assign, BinOp, Channel, Const, Get, Graph, Instance, LoopIndex, Neg, Pred,
                         Put, Read, Segment, Slice, Tensor, VarRef, Write)
+from ..ir.layout import index_bounds
 from ..ir.types import IntType, StreamType, TensorType
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|",
@@ -564,20 +565,11 @@ class _TaskLowerer:
 
     def bounds(self, e, node):
         """Interval of an index expression over the enclosing loops."""
-        if isinstance(e, Const):
-            return e.value, e.value
-        if isinstance(e, LoopIndex):
-            return 0, self.trips[e.depth] - 1
-        if isinstance(e, BinOp) and e.op in ("+", "-", "*"):
-            a, b = self.bounds(e.lhs, node), self.bounds(e.rhs, node)
-            if e.op == "+":
-                return a[0] + b[0], a[1] + b[1]
-            if e.op == "-":
-                return a[0] - b[1], a[1] - b[0]
-            prods = [x * y for x in a for y in b]
-            return min(prods), max(prods)
-        self.error("tensor indices must be affine expressions of loop variables, grid indices "
-                   "and constants", node)
+        b = index_bounds(e, tuple(self.trips))
+        if b is None:
+            self.error("tensor indices must be affine expressions of loop variables, grid "
+                       "indices and constants", node)
+        return b
 
     def channel(self, node, verb, stmt):
         if isinstance(node, ast.Name):

@@ -216,18 +216,21 @@ def _spacing(graph, sched, group):
     if sched.fifos:
         return finish + 1
     first_write = finish
-    for name in group.members:
-        inst = graph.instances[name]
-        lv = sched.levels[name]
-        start = 0
-        for seg in inst.segments:
-            for s in seg.body:
-                if isinstance(s, Write):
-                    its = _iterations(seg.trips, s.pred, start)
-                    first_write = min(first_write,
-                                      min(its) + group.skew[name] + lv.writes[id(s)])
-            start += seg.iterations
+    for name, stmt, its in _statements(graph, group):
+        if isinstance(stmt, Write):
+            tap = group.skew[name] + sched.levels[name].writes[id(stmt)]
+            first_write = min(first_write, min(its) + tap)
     return max(group.iterations, finish - first_write + 1)
+
+
+def _statements(graph, group):
+    """Every statement of the group's members with the base iterations that execute it."""
+    for name in group.members:
+        start = 0
+        for seg in graph.instances[name].segments:
+            for stmt in seg.body:
+                yield name, stmt, _iterations(seg.trips, stmt.pred, start)
+            start += seg.iterations
 
 
 # -- cycle model --------------------------------------------------------------------------------
@@ -235,16 +238,9 @@ def _spacing(graph, sched, group):
 def _active_ops(graph, sched, group):
     """Per FIFO op of the group: (channel, 'put'|'get', tap, set of base iterations)."""
     ops = []
-    for name in group.members:
-        inst = graph.instances[name]
-        lv = sched.levels[name]
-        start = 0
-        for seg in inst.segments:
-            for s in seg.body:
-                for kind, chan, lev in _fifo_ops(s, lv, sched.fifos):
-                    its = _iterations(seg.trips, s.pred, start)
-                    ops.append((chan, kind, group.skew[name] + lev, its))
-            start += seg.iterations
+    for name, stmt, its in _statements(graph, group):
+        for kind, chan, lev in _fifo_ops(stmt, sched.levels[name], sched.fifos):
+            ops.append((chan, kind, group.skew[name] + lev, its))
     return ops
 
 
