@@ -275,10 +275,13 @@ class OutputBuffer(wiring.Component):
         beats = n // lanes
         sent = Signal(range(beats + 1))
         take, load = Signal(), Signal()
-        # The next problem may start once the one before the problem in flight has drained:
-        # the problem in flight then moves into the chain as soon as it commits, before the next
+        # The banks are free for the next problem once the last result has moved into the
+        # chain (or moves this cycle). If a problem is still in flight, the chain must also be
+        # idle, so that this problem moves into the chain as soon as it commits, before the next
         # one writes (the group spaces its starts so that writes follow the previous finish).
-        m.d.comb += [self.space.eq(~full & ~busy),
+        in_flight = Signal(range(self.slots + 2))
+        m.d.sync += in_flight.eq(in_flight + self.start - self.commit)
+        m.d.comb += [self.space.eq((~full | load) & ((in_flight == 0) | ~busy)),
                      load.eq(full & ~busy),
                      self.host.valid.eq(busy),
                      self.host.payload.eq(Cat(*chain[:lanes])),

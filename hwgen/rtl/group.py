@@ -19,6 +19,7 @@ from ..ir.layout import index_bounds
 from ..ir.types import Sharded
 from . import ports
 from .ports import shape_of
+from .schedule import MULT_STAGES
 
 
 def _safe(name):
@@ -294,13 +295,15 @@ class Group(wiring.Component):
                 if isinstance(a, int) and isinstance(b, int):
                     return _fold(e.op, a, b)
                 lvl = max(level_of(a), level_of(b))
-                value = _binop(e.op, at(a, lvl), at(b, lvl))
                 if e.op == "*" and not isinstance(a, int) and not isinstance(b, int):
+                    # Operand registers (placed next to the DSP), then the product register.
+                    x, y = at(a, lvl + 1), at(b, lvl + 1)
+                    value = x * y
                     prod = Signal(value.shape(), reset_less=True, name=f"{prefix}__prod")
                     with m.If(self.en):
                         m.d.sync += prod.eq(value)
-                    return _Staged(prod, lvl + 1)
-                return _Staged(value, lvl)
+                    return _Staged(prod, lvl + MULT_STAGES)
+                return _Staged(_binop(e.op, at(a, lvl), at(b, lvl)), lvl)
             if isinstance(e, Neg):
                 a = emit(e.operand, env, gi)
                 return -a if isinstance(a, int) else _Staged(-at(a, level_of(a)), level_of(a))

@@ -2,8 +2,8 @@
 
 Each task instance runs one iteration of its (flattened) loop nest per enabled clock. Inside an
 iteration, values have a *level*: the pipeline stage where they exist. A stream get is at level
-0; a memory read adds one level (synchronous read); a multiply of two run-time values adds one
-(the product register). A loop-carried variable is written and read back at one fixed level, so
+0; a memory read adds one level (synchronous read); a multiply of two run-time values adds two
+(operand and product registers). A loop-carried variable is written and read back at one fixed level, so
 ``c += a * b`` updates ``c`` every cycle at level 1.
 
 Instances with the same loop structure whose put and get on a stream happen on the same
@@ -18,6 +18,11 @@ from dataclasses import dataclass, field
 from ..errors import HwgenError
 from ..ir.graph import (Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Slice, VarRef,
                         Write, stmt_exprs)
+
+
+# A multiply of two run-time values takes two stages: operand registers, which the placer can put
+# next to the DSP block, then the product register (Yosys does not pack either into the DSP).
+MULT_STAGES = 2
 
 
 class Levels:
@@ -65,7 +70,7 @@ class Levels:
         if isinstance(e, BinOp):
             a, b = self.level(e.lhs, env), self.level(e.rhs, env)
             both_runtime = not isinstance(e.lhs, Const) and not isinstance(e.rhs, Const)
-            return max(a, b) + (1 if e.op == "*" and both_runtime else 0)
+            return max(a, b) + (MULT_STAGES if e.op == "*" and both_runtime else 0)
         if isinstance(e, (Neg, Slice)):
             return self.level(e.operand, env)
         raise TypeError(e)
