@@ -296,8 +296,8 @@ class Group(wiring.Component):
                     return _fold(e.op, a, b)
                 lvl = max(level_of(a), level_of(b))
                 if e.op == "*" and not isinstance(a, int) and not isinstance(b, int):
-                    # Operand registers (placed next to the DSP), then the product register.
-                    x, y = at(a, lvl + 1), at(b, lvl + 1)
+                    # Optional operand registers, then the product register.
+                    x, y = at(a, lvl + MULT_STAGES - 1), at(b, lvl + MULT_STAGES - 1)
                     value = x * y
                     prod = Signal(value.shape(), reset_less=True, name=f"{prefix}__prod")
                     with m.If(self.en):

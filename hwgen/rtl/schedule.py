@@ -2,8 +2,8 @@
 
 Each task instance runs one iteration of its (flattened) loop nest per enabled clock. Inside an
 iteration, values have a *level*: the pipeline stage where they exist. A stream get is at level
-0; a memory read adds one level (synchronous read); a multiply of two run-time values adds two
-(operand and product registers). A loop-carried variable is written and read back at one fixed level, so
+0; a memory read adds one level (synchronous read); a multiply of two run-time values adds one
+(the product register; see ``MULT_STAGES``). A loop-carried variable is written and read back at one fixed level, so
 ``c += a * b`` updates ``c`` every cycle at level 1.
 
 Instances with the same loop structure whose put and get on a stream happen on the same
@@ -20,9 +20,10 @@ from ..ir.graph import (Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Sl
                         Write, stmt_exprs)
 
 
-# A multiply of two run-time values takes two stages: operand registers, which the placer can put
-# next to the DSP block, then the product register (Yosys does not pack either into the DSP).
-MULT_STAGES = 2
+# A multiply of two run-time values ends in a product register (Yosys does not pack it into the
+# DSP block). With 2, operand registers are added in front of the multiplier; on ECP5 nextpnr did
+# not place them next to the DSP (8x8 gemm_os: 105.8 MHz either way), so one stage it is.
+MULT_STAGES = 1
 
 
 class Levels:
