@@ -160,7 +160,9 @@ class InputBuffer(wiring.Component):
     def __init__(self, tensor, banking, readers, lanes=1, slots=2):
         self.tensor, self.banking, self.readers, self.lanes = tensor, banking, list(readers), lanes
         self.slots = slots
+        self._MustUse__silence = True       # no "never used" warning if the lanes do not fit
         self.f, self.g = lane_split(banking, tensor.shape, lanes)
+        self._MustUse__silence = False
         shape = shape_of(tensor.dtype)
         members = {"host": In(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
                    "loaded": Out(1), "start": In(1), "consume": In(1)}

@@ -38,6 +38,7 @@ class Top(wiring.Component):
     """
 
     def __init__(self, graph, lanes=None):
+        self._MustUse__silence = True       # no "never used" warning if a check below fails
         self.graph = graph
         self.schedule = schedule(graph)
         grids = tensor_grids(graph)
@@ -51,6 +52,7 @@ class Top(wiring.Component):
             sig = stream.Signature(unsigned(t.dtype.bits * self.lanes[t.name]))
             members[t.name] = In(sig) if t.direction == "in" else Out(sig)
         super().__init__(members)
+        self._MustUse__silence = False
 
     def _check_lanes(self, t, lanes):
         try:
@@ -61,7 +63,6 @@ class Top(wiring.Component):
                                  + (" or a divisor of its size" if chained(self.bankings[t.name])
                                     else ""))
         except HwgenError as e:
-            self._MustUse__silence = True
             raise HwgenError(f"tensor '{t.name}': {e.message}") from None
         return lanes
 
