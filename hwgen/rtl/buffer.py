@@ -154,7 +154,7 @@ class InputBuffer(wiring.Component):
     consume : In(1)
         Pulse: the oldest started problem is done reading; its slot may be reloaded.
     rd<k> : In(read_port)
-        Reads slot ``rd<k>.slot``.
+        Reads slot ``rd<k>.slot``; ``data`` follows two enabled cycles after ``addr``.
     """
 
     def __init__(self, tensor, banking, readers, lanes=1, slots=2):
@@ -222,13 +222,17 @@ class InputBuffer(wiring.Component):
                 m.d.comb += [rp.addr.eq(Cat(_sub_address(addr, f, sub_depth), port.slot)),
                              rp.en.eq(port.en)]
                 datas.append(rp.data)
-            if f == 1:
-                m.d.comb += port.data.eq(datas[0])
-            else:
+            # The read data (after the sub-bank mux) is registered: read latency 2.
+            data = datas[0]
+            if f > 1:
                 sel = Signal(_log2(f), name=f"rd{k}_sub")
                 with m.If(port.en):
                     m.d.sync += sel.eq(addr[:_log2(f)])
-                m.d.comb += port.data.eq(mux_tree(datas, sel))
+                data = mux_tree(datas, sel)
+            q = Signal(shape, reset_less=True, name=f"rd{k}_q")
+            with m.If(port.en):
+                m.d.sync += q.eq(data)
+            m.d.comb += port.data.eq(q)
         return m
 
 

@@ -19,7 +19,7 @@ from ..ir.layout import index_bounds
 from ..ir.types import Sharded
 from . import ports
 from .ports import shape_of
-from .schedule import MULT_STAGES
+from .schedule import MULT_STAGES, READ_LATENCY
 
 
 def _safe(name):
@@ -289,7 +289,7 @@ class Group(wiring.Component):
                 lvl = max([level_of(p) for p in parts] + [0])
                 m.d.comb += [port.addr.eq(self._address(e, parts, lvl, at)), port.en.eq(self.en),
                              port.slot.eq(self._tap(("slot",), skew + lvl))]
-                return _Staged(port.data, lvl + 1)
+                return _Staged(port.data, lvl + READ_LATENCY)
             if isinstance(e, BinOp):
                 a, b = emit(e.lhs, env, gi), emit(e.rhs, env, gi)
                 if isinstance(a, int) and isinstance(b, int):

@@ -2,9 +2,9 @@
 
 Each task instance runs one iteration of its (flattened) loop nest per enabled clock. Inside an
 iteration, values have a *level*: the pipeline stage where they exist. A stream get is at level
-0; a memory read adds one level (synchronous read); a multiply of two run-time values adds one
-(the product register; see ``MULT_STAGES``). A loop-carried variable is written and read back at one fixed level, so
-``c += a * b`` updates ``c`` every cycle at level 1.
+0; a memory read adds two (synchronous read, then a register: ``READ_LATENCY``); a multiply of
+two run-time values adds one (the product register: ``MULT_STAGES``). A loop-carried variable
+is written and read back at one fixed level, so ``c += a * b`` updates ``c`` every cycle.
 
 Instances with the same loop structure whose put and get on a stream happen on the same
 iterations run in *lockstep*: one controller, one stall, the consumer ``skew`` cycles behind the
@@ -19,6 +19,10 @@ from ..errors import HwgenError
 from ..ir.graph import (Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Slice, VarRef,
                         Write, stmt_exprs)
 
+
+# A tensor read takes two stages: the synchronous memory read, then a register on the read data
+# (block RAM's clock-to-output is 5.8 ns on ECP5; without the register it fed the multiplier).
+READ_LATENCY = 2
 
 # A multiply of two run-time values ends in a product register (Yosys does not pack it into the
 # DSP block). With 2, operand registers are added in front of the multiplier; on ECP5 nextpnr did
@@ -67,7 +71,7 @@ class Levels:
         if isinstance(e, Get):
             return 0
         if isinstance(e, Read):
-            return max([self.level(i, env) for i in e.index] + [0]) + 1
+            return max([self.level(i, env) for i in e.index] + [0]) + READ_LATENCY
         if isinstance(e, BinOp):
             a, b = self.level(e.lhs, env), self.level(e.rhs, env)
             both_runtime = not isinstance(e.lhs, Const) and not isinstance(e.rhs, Const)

@@ -40,7 +40,7 @@ async def _read_all(ctx, dut, b, banks, slot):
         ctx.set(port.slot, slot)
         for addr in range(b.depth):
             ctx.set(port.addr, addr)
-            await ctx.tick()
+            await ctx.tick().repeat(2)          # read, then the data register
             seen[(bank, addr)] = ctx.get(port.data)
         ctx.set(port.en, 0)
     return seen

@@ -8,8 +8,8 @@ from tests.conftest import example, program
 def test_gemm_levels_and_skews():
     s = schedule(load_design(example("gemm_os"), {"M": 3, "N": 3, "K": 4}))
     corner, inner = s.levels["pe[0,0]"], s.levels["pe[1,1]"]
-    # Memory reads land at level 1, the product register adds one: c lives at level 2.
-    assert corner.var["c"] == 2 and corner.puts["a_in[0,1]"] == 1
+    # Memory reads land at level 2, the product register adds one: c lives at level 3.
+    assert corner.var["c"] == 3 and corner.puts["a_in[0,1]"] == 2
     assert inner.var["c"] == 1 and inner.puts["a_in[1,2]"] == 0
     g = s.groups[0]
     assert g.skew["pe[0,0]"] == 0
