@@ -77,33 +77,34 @@ class Group(wiring.Component):
         self._port_of = {}
         self._shard_base = {}
         members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
+
+        def memory_port(access, inst, seg, prefix, table, signature):
+            """A read or write port to the one bank ``access`` touches."""
+            pname = f"{prefix}{len(table)}"
+            table.append((pname, access.tensor, self._bank(inst, access, seg)))
+            depth = bankings[access.tensor].depth
+            dtype = graph.tensors[access.tensor].dtype
+            members[pname] = Out(signature(depth, shape_of(dtype), slot_bits))
+            self._port_of[id(access)] = pname
+
+        def fifo_port(channel, prefix, table, signature):
+            pname = f"{prefix}_{_safe(channel)}"
+            table.append((pname, channel))
+            members[pname] = Out(signature(shape_of(graph.channels[channel].dtype)))
+
         for name in group.members:
             inst = graph.instances[name]
             for seg in inst.segments:
                 for s in seg.body:
                     if isinstance(s, Write):
-                        t = graph.tensors[s.tensor]
-                        pname = f"wr{len(self.write_ports)}"
-                        self.write_ports.append((pname, s.tensor, self._bank(inst, s, seg)))
-                        b = bankings[s.tensor]
-                        members[pname] = Out(ports.write_port(b.depth, shape_of(t.dtype), slot_bits))
-                        self._port_of[id(s)] = pname
+                        memory_port(s, inst, seg, "wr", self.write_ports, ports.write_port)
                     if isinstance(s, Put) and s.channel in sched.fifos:
-                        pname = f"put_{_safe(s.channel)}"
-                        self.fifo_puts.append((pname, s.channel))
-                        members[pname] = Out(ports.fifo_put(shape_of(graph.channels[s.channel].dtype)))
+                        fifo_port(s.channel, "put", self.fifo_puts, ports.fifo_put)
                     for e in stmt_exprs(s):
                         if isinstance(e, Read) and id(e) not in self._port_of:
-                            t = graph.tensors[e.tensor]
-                            pname = f"rd{len(self.read_ports)}"
-                            self.read_ports.append((pname, e.tensor, self._bank(inst, e, seg)))
-                            b = bankings[e.tensor]
-                            members[pname] = Out(ports.read_port(b.depth, shape_of(t.dtype), slot_bits))
-                            self._port_of[id(e)] = pname
+                            memory_port(e, inst, seg, "rd", self.read_ports, ports.read_port)
                         if isinstance(e, Get) and e.channel in sched.fifos:
-                            pname = f"get_{_safe(e.channel)}"
-                            self.fifo_gets.append((pname, e.channel))
-                            members[pname] = Out(ports.fifo_get(shape_of(graph.channels[e.channel].dtype)))
+                            fifo_port(e.channel, "get", self.fifo_gets, ports.fifo_get)
         super().__init__(members)
 
     def _bank(self, inst, access, seg):
