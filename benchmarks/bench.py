@@ -9,7 +9,6 @@ build/bench/.
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed

@@ -84,17 +84,10 @@ class ReferenceGemm(wiring.Component):
             m.d.comb += rp.addr.eq(t)
             b_edge.append(rp.data)
 
-        def skew(value, n, name):
+        def skew(value, n, name, reset_less=True):
+            """``value`` delayed ``n`` cycles. Flags (control) keep a reset, data does not."""
             for s in range(n):
-                r = Signal.like(value, reset_less=True, name=f"{name}_skew{s}")
-                m.d.sync += r.eq(value)
-                value = r
-            return value
-
-        # Flags ride with A; they need a reset (control), the data does not.
-        def skew_flag(value, n, name):
-            for s in range(n):
-                r = Signal(name=f"{name}_skew{s}")
+                r = Signal.like(value, reset_less=reset_less, name=f"{name}_skew{s}")
                 m.d.sync += r.eq(value)
                 value = r
             return value
@@ -105,8 +98,8 @@ class ReferenceGemm(wiring.Component):
         b_down = [None] * N        # B leaving row i - 1, per column
         for i in range(M):
             a = skew(a_edge[i], i, f"a{i}")
-            first = skew_flag(first0, i, f"first{i}")
-            last = skew_flag(last0, i, f"last{i}")
+            first = skew(first0, i, f"first{i}", reset_less=False)
+            last = skew(last0, i, f"last{i}", reset_less=False)
             for j in range(N):
                 b = b_edge[j] if i == 0 else b_down[j]
                 if i == 0:

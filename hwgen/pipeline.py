@@ -2,7 +2,6 @@
 import importlib.util
 import inspect
 import os
-import sys
 import traceback
 
 from .check import check

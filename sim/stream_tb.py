@@ -22,7 +22,7 @@ import numpy as np
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import ReadOnly, RisingEdge, Timer
+from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 
 PERIOD_NS = 10

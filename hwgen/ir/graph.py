@@ -8,7 +8,9 @@ iteration. That form is what the interpreter runs and what the hardware pipeline
 """
 from dataclasses import dataclass, field
 
-from .types import IntType, TensorType, StreamType
+import math
+
+from .types import TensorType, StreamType
 
 BINARY_OPS = ("+", "-", "*", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=")
 COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
@@ -76,6 +78,12 @@ class Pred:
     depth: int
 
 
+def pred_holds(pred, idx, trips):
+    """Whether loop indices ``idx`` of a nest with ``trips`` satisfy the predicates ``pred``."""
+    return all(idx[d] == (0 if p.kind == "first" else trips[d] - 1)
+               for p in pred for d in range(p.depth, len(trips)))
+
+
 @dataclass
 class Assign:
     var: str
@@ -110,10 +118,7 @@ class Segment:
 
     @property
     def iterations(self):
-        n = 1
-        for t in self.trips:
-            n *= t
-        return n
+        return math.prod(self.trips)
 
 
 # -- the graph ----------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from collections import deque
 import numpy as np
 
 from ..errors import HwgenError
-from .graph import (BinOp, Const, Get, LoopIndex, Neg, Put, Read, Slice, VarRef, Write, Assign)
+from .graph import (Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Slice, VarRef, Write,
+                    pred_holds)
 
 _BINARY = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -44,14 +45,6 @@ def check_inputs(graph, inputs):
     return arrays
 
 
-def _pred_holds(pred, idx, trips):
-    for p in pred:
-        want = (lambda d: 0) if p.kind == "first" else (lambda d: trips[d] - 1)
-        if any(idx[d] != want(d) for d in range(p.depth, len(trips))):
-            return False
-    return True
-
-
 class _Machine:
     def __init__(self, graph, arrays, budget):
         self.graph = graph
@@ -65,7 +58,7 @@ class _Machine:
         for seg in inst.segments:
             for idx in itertools.product(*(range(t) for t in seg.trips)):
                 for stmt in seg.body:
-                    if not _pred_holds(stmt.pred, idx, seg.trips):
+                    if not pred_holds(stmt.pred, idx, seg.trips):
                         continue
                     yield from self.exec_stmt(inst, stmt, env, idx)
 

@@ -4,6 +4,7 @@ A dimension sharded ``S(axis)`` over a grid with ``P`` positions on ``axis`` bec
 of ``shape / P`` elements; a replicated dimension is one shard. Banks are numbered row-major over
 the shard indices; an element's address inside its bank is row-major over the shard extents.
 """
+import math
 from dataclasses import dataclass
 
 from .graph import BinOp, Const, LoopIndex, Read, Write, Neg, stmt_exprs
@@ -17,17 +18,11 @@ class Banking:
 
     @property
     def banks(self):
-        n = 1
-        for s in self.shards:
-            n *= s
-        return n
+        return math.prod(self.shards)
 
     @property
     def depth(self):
-        n = 1
-        for e in self.extent:
-            n *= e
-        return n
+        return math.prod(self.extent)
 
     def bank(self, index):
         b = 0

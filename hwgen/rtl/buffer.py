@@ -13,6 +13,8 @@ set of registers forms a shift chain in row-major order: a finished problem move
 in one cycle and drains while the next problem computes. Otherwise the banks are two-half
 memories read through a mux tree.
 """
+import math
+
 from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value, unsigned
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
@@ -255,9 +257,7 @@ class OutputBuffer(wiring.Component):
     def __init__(self, tensor, banking, writers, lanes=1, slots=2):
         self.tensor, self.banking, self.writers, self.lanes = tensor, banking, list(writers), lanes
         self.slots = slots
-        n = 1
-        for d in tensor.shape:
-            n *= d
+        n = math.prod(tensor.shape)
         if lanes < 1 or n % lanes or (lanes > 1 and not chained(banking)):
             raise HwgenError(f"output '{tensor.name}' supports lanes=1"
                              + (f" or a divisor of its {n} elements" if chained(banking) else ""))

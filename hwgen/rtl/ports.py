@@ -1,5 +1,5 @@
 """Signatures of the ports between compute groups, buffers and FIFOs (from the group's side)."""
-from amaranth.hdl import Shape
+from amaranth.hdl import Shape, signed, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -37,5 +37,4 @@ def fifo_get(shape):
 
 def shape_of(dtype):
     """The Amaranth shape of an ``IntType``."""
-    from amaranth.hdl import signed, unsigned
     return signed(dtype.bits) if dtype.signed else unsigned(dtype.bits)

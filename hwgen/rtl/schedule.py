@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..errors import HwgenError
 from ..ir.graph import (Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Slice, VarRef,
-                        Write, stmt_exprs)
+                        Write, stmt_exprs, pred_holds)
 
 
 # A tensor read takes two stages: the synchronous memory read, then a register on the read data
@@ -263,13 +263,8 @@ def _fifo_ops(stmt, lv, fifos):
 
 
 def _iterations(trips, pred, start):
-    out = set()
-    for n, idx in enumerate(itertools.product(*(range(t) for t in trips))):
-        ok = all(all(idx[d] == (0 if p.kind == "first" else trips[d] - 1)
-                     for d in range(p.depth, len(trips))) for p in pred)
-        if ok:
-            out.add(start + n)
-    return out
+    nest = itertools.product(*(range(t) for t in trips))
+    return {start + n for n, idx in enumerate(nest) if pred_holds(pred, idx, trips)}
 
 
 def simulate(graph, sched, limit=10_000_000):

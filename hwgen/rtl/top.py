@@ -5,12 +5,14 @@ banks and earlier ones drain from the output buffers; in the array, a problem st
 the previous one has issued its iterations, so their wavefronts follow each other. Every value a
 problem uses travels with its slot number, so two problems can share the array.
 """
+import math
+
 from amaranth.hdl import Cat, Module, Signal, unsigned
 from amaranth.lib import fifo, stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
 from ..errors import HwgenError
-from ..ir.layout import banking
+from ..ir.layout import banking, tensor_accesses
 from .buffer import DRAIN_LATENCY, InputBuffer, OutputBuffer, chained, lane_split
 from .group import Group
 from .schedule import schedule
@@ -19,7 +21,6 @@ from .schedule import schedule
 
 def tensor_grids(graph):
     """Grid of the tasks accessing each tensor (for its banking); () when none is sharded."""
-    from ..ir.layout import tensor_accesses
     grids = {}
     for name, inst, *_ in tensor_accesses(graph):
         grids.setdefault(name, inst.grid)
@@ -206,7 +207,4 @@ def _all(signals):
 
 
 def _numel(t):
-    n = 1
-    for d in t.shape:
-        n *= d
-    return n
+    return math.prod(t.shape)

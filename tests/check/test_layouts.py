@@ -1,6 +1,3 @@
-import pytest
-
-from hwgen import HwgenError
 from hwgen.ir.layout import banking, index_bounds
 from hwgen.ir.graph import BinOp, Const, LoopIndex
 from hwgen.ir.types import R, S, int8

@@ -1,5 +1,4 @@
 import json
-import os
 
 from hwgen.flow import verilog
 from hwgen.pipeline import load_design
