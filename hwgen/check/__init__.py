@@ -1,4 +1,5 @@
 """Static checks on the task graph, run before any hardware exists."""
+from .arrays import check_arrays
 from .layouts import check_layouts
 from .streams import check_streams
 
@@ -7,4 +8,5 @@ def check(graph):
     """Run every check; the first problem found raises ``HwgenError`` naming the user's line."""
     check_streams(graph)
     check_layouts(graph)
+    check_arrays(graph)
     return graph

@@ -55,6 +55,34 @@ class Slice:
 
 
 @dataclass(frozen=True)
+class Select:
+    """``a`` when ``cond`` is nonzero, else ``b``: run-time ``if``/``else``, ``x if c else y``,
+    ``max``/``min`` (a multiplexer in hardware)."""
+    cond: object
+    a: object
+    b: object
+
+
+@dataclass(frozen=True)
+class SetSlice:
+    """``operand`` (``width`` bits) with bits ``[start, stop)`` replaced by ``value``'s low bits:
+    ``x[8*i:8*i+8] = v`` on a packed local."""
+    operand: object
+    start: int
+    stop: int
+    value: object
+    width: int
+
+
+@dataclass(frozen=True)
+class ArrayRead:
+    """Read element ``index`` of the instance's local array ``array``."""
+    array: str
+    index: tuple
+    loc: tuple = field(compare=False, default=None)
+
+
+@dataclass(frozen=True)
 class Get:
     """Pop one element from ``channel``."""
     channel: str
@@ -103,6 +131,16 @@ class Put:
 @dataclass
 class Write:
     tensor: str
+    index: tuple
+    value: object
+    pred: tuple = ()
+    loc: tuple = None
+
+
+@dataclass
+class ArrayWrite:
+    """Write element ``index`` of the instance's local array ``array``."""
+    array: str
     index: tuple
     value: object
     pred: tuple = ()
@@ -167,6 +205,7 @@ class Instance:
     segments: list
     vars: dict                      # local name -> IntType
     loc: tuple = None
+    arrays: dict = field(default_factory=dict)     # local array name -> TensorType
 
 
 @dataclass
@@ -194,11 +233,16 @@ def subexprs(expr):
     if isinstance(expr, BinOp):
         yield from subexprs(expr.lhs)
         yield from subexprs(expr.rhs)
-    elif isinstance(expr, (Neg,)):
+    elif isinstance(expr, (Neg, Slice)):
         yield from subexprs(expr.operand)
-    elif isinstance(expr, Slice):
+    elif isinstance(expr, SetSlice):
         yield from subexprs(expr.operand)
-    elif isinstance(expr, Read):
+        yield from subexprs(expr.value)
+    elif isinstance(expr, Select):
+        yield from subexprs(expr.cond)
+        yield from subexprs(expr.a)
+        yield from subexprs(expr.b)
+    elif isinstance(expr, (Read, ArrayRead)):
         for i in expr.index:
             yield from subexprs(i)
     yield expr
@@ -206,7 +250,7 @@ def subexprs(expr):
 
 def stmt_exprs(stmt):
     """Every expression a statement evaluates, in evaluation order."""
-    if isinstance(stmt, Write):
+    if isinstance(stmt, (Write, ArrayWrite)):
         for i in stmt.index:
             yield from subexprs(i)
     yield from subexprs(stmt.value)

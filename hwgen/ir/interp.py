@@ -5,13 +5,14 @@ empty stream, a put to a stream holding ``depth`` elements); the scheduler round
 A round in which nothing moves is a deadlock, reported with the streams that are full and empty.
 """
 import itertools
+import math
 from collections import deque
 
 import numpy as np
 
 from ..errors import HwgenError
-from .graph import (Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Slice, VarRef, Write,
-                    pred_holds)
+from .graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read,
+                    Select, SetSlice, Slice, VarRef, Write, pred_holds)
 
 _BINARY = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -54,7 +55,9 @@ class _Machine:
         self.moves = 0
 
     def run_instance(self, inst):
-        env = {}
+        # Locals and local arrays start undefined in every problem, as in hardware.
+        env = {name: [None] * math.prod(t.shape) for name, t in inst.arrays.items()}
+        env[".instance"] = inst
         for seg in inst.segments:
             for idx in itertools.product(*(range(t) for t in seg.trips)):
                 for stmt in seg.body:
@@ -79,6 +82,15 @@ class _Machine:
             for i in stmt.index:
                 index.append((yield from self.eval(i, env, idx)))
             self.arrays[stmt.tensor][tuple(index)] = tensor.dtype.wrap(value)
+        elif isinstance(stmt, ArrayWrite):
+            flat = yield from self.flat_index(inst, stmt.array, stmt.index, env, idx)
+            env[stmt.array][flat] = inst.arrays[stmt.array].dtype.wrap(value)
+
+    def flat_index(self, inst, name, index, env, idx):
+        flat = 0
+        for i, n in zip(index, inst.arrays[name].shape):
+            flat = flat * n + (yield from self.eval(i, env, idx))
+        return flat
 
     def eval(self, e, env, idx):
         if isinstance(e, Const):
@@ -96,6 +108,23 @@ class _Machine:
         if isinstance(e, Slice):
             v = yield from self.eval(e.operand, env, idx)
             return (v >> e.start) & ((1 << (e.stop - e.start)) - 1)
+        if isinstance(e, Select):
+            c = yield from self.eval(e.cond, env, idx)
+            return (yield from self.eval(e.a if c else e.b, env, idx))
+        if isinstance(e, SetSlice):
+            v = yield from self.eval(e.operand, env, idx)
+            x = yield from self.eval(e.value, env, idx)
+            mask = ((1 << (e.stop - e.start)) - 1) << e.start
+            return (v & ~mask) | ((x << e.start) & mask)
+        if isinstance(e, ArrayRead):
+            inst = env[".instance"]
+            flat = yield from self.flat_index(inst, e.array, e.index, env, idx)
+            value = env[e.array][flat]
+            if value is None:
+                raise HwgenError(f"in task {inst.name}: element {flat} of local array "
+                                 f"'{e.array}' is read before it is written in this problem; "
+                                 "write every element before reading it", e.loc)
+            return value
         if isinstance(e, Read):
             index = []
             for i in e.index:

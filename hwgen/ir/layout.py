@@ -45,6 +45,16 @@ class Banking:
         return tuple(reversed(strides))
 
 
+# A local array of at most this many elements is a set of registers (read through a mux); a
+# larger one is a memory (one read port per read, one write port, one more pipeline level).
+REGISTER_ARRAY_LIMIT = 16
+
+
+def array_in_memory(ttype):
+    """Whether the local array of type ``ttype`` lives in a memory rather than registers."""
+    return math.prod(ttype.shape) > REGISTER_ARRAY_LIMIT
+
+
 def banking(tensor, grid):
     """The ``Banking`` of ``tensor`` when accessed by tasks on ``grid``."""
     layout = tensor.type.layout or tuple(None for _ in tensor.shape)

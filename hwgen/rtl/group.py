@@ -9,21 +9,24 @@ through a shared delay line tapped at ``skew + l`` — the control wavefront of 
 Every register moves only when the group is enabled (``en``: no FIFO op active this cycle is
 blocked). Datapath registers are reset-less; control registers reset.
 """
+import math
+
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
-from amaranth.lib import wiring
+from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..ir.graph import (Assign, BinOp, Get, LoopIndex, Neg, Put, Read, Slice, VarRef, Write,
-                        Const as IRConst, stmt_exprs)
-from ..ir.layout import index_bounds
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Get, LoopIndex, Neg, Put, Read,
+                        Select, SetSlice, Slice, VarRef, Write, Const as IRConst, stmt_exprs)
+from ..ir.layout import array_in_memory, index_bounds
 from ..ir.types import Sharded
 from . import ports
+from .buffer import mux_tree
 from .ports import shape_of
 from .schedule import MULT_STAGES, READ_LATENCY
 
 
 def _safe(name):
-    return name.replace("[", "_").replace("]", "").replace(",", "_")
+    return name.replace("[", "_").replace("]", "").replace(",", "_").replace("@", "_")
 
 
 class _Staged:
@@ -246,8 +249,11 @@ class Group(wiring.Component):
         levels = self.sched.levels[name]
         skew = self.group.skew[name]
         prefix = _safe(name)
-        regs = {v: Signal(shape_of(t), reset_less=True, name=f"{prefix}__{v}")
+        regs = {v: Signal(shape_of(t), reset_less=True, name=f"{prefix}__{_safe(v)}")
                 for v, t in sorted(inst.vars.items())}
+        arrays = {a: _LocalArray(m, f"{prefix}__{a}", t, self.en)
+                  for a, t in sorted(inst.arrays.items())}
+        memo = {}       # expression -> emitted value, within one statement
 
         def at(v, level, label="v"):
             if isinstance(v, int):
@@ -263,6 +269,11 @@ class Group(wiring.Component):
             return 0 if isinstance(v, (int, _Tapped)) else v.level
 
         def emit(e, env, gi):
+            if e not in memo:
+                memo[e] = emit_new(e, env, gi)
+            return memo[e]
+
+        def emit_new(e, env, gi):
             if isinstance(e, IRConst):
                 return e.value
             if isinstance(e, LoopIndex):
@@ -313,13 +324,43 @@ class Group(wiring.Component):
                 if isinstance(a, int):
                     return (a >> e.start) & ((1 << (e.stop - e.start)) - 1)
                 return _Staged(at(a, level_of(a))[e.start:e.stop], level_of(a))
+            if isinstance(e, Select):
+                c, a, b = (emit(x, env, gi) for x in (e.cond, e.a, e.b))
+                if isinstance(c, int):
+                    return a if c else b
+                lvl = max(level_of(c), level_of(a), level_of(b))
+                value = Mux(at(c, lvl), at(a, lvl), at(b, lvl))
+                w = Signal(value.shape(), name=f"{prefix}__sel")
+                m.d.comb += w.eq(value)
+                return _Staged(w, lvl)
+            if isinstance(e, SetSlice):
+                old, new = emit(e.operand, env, gi), emit(e.value, env, gi)
+                lvl = max(level_of(old), level_of(new))
+                base = Signal(e.width, name=f"{prefix}__packed")
+                part = Signal(e.stop - e.start, name=f"{prefix}__part")
+                m.d.comb += [base.eq(at(old, lvl)), part.eq(at(new, lvl))]
+                return _Staged(Cat(base[:e.start], part, base[e.stop:]), lvl)
+            if isinstance(e, ArrayRead):
+                arr = arrays[e.array]
+                lvl = levels.arr[e.array]
+                parts = [emit(i, env, gi) for i in e.index]
+                addr = arr.address([at(p, lvl - arr.latency) for p in parts])
+                return _Staged(arr.read(addr), lvl)
             raise TypeError(e)
 
         for gi, seg in enumerate(inst.segments):
             env = {}
             for s in seg.body:
                 stmt_pred = s.pred
-                if isinstance(s, Assign):
+                memo.clear()
+                if isinstance(s, ArrayWrite):
+                    arr = arrays[s.array]
+                    lvl = levels.arr[s.array]
+                    parts = [emit(i, env, gi) for i in s.index]
+                    v = emit(s.value, env, gi)
+                    arr.write(cond(gi, s.pred, lvl), arr.address([at(p, lvl) for p in parts]),
+                              at(v, lvl))
+                elif isinstance(s, Assign):
                     v = emit(s.value, env, gi)
                     t = inst.vars[s.var]
                     lvl = level_of(v)
@@ -359,6 +400,8 @@ class Group(wiring.Component):
                 lvl = levels.var[var]
                 with m.If(self.en & cond(gi, (), lvl)):
                     m.d.sync += regs[var].eq(at(v, lvl))
+        for arr in arrays.values():
+            arr.finish()
 
     def _address(self, access, parts, level, at):
         """The address of a tensor access inside its bank, at pipeline ``level``."""
@@ -371,6 +414,67 @@ class Group(wiring.Component):
                 term = at(p, level) - base if base else at(p, level)
                 addr = addr + (term * stride if stride != 1 else term)
         return Const(addr) if isinstance(addr, int) else addr
+
+
+class _LocalArray:
+    """A task's local array: registers (combinational read through a mux tree) or, when large,
+    a memory whose read ports are transparent to its one write port (read address one level
+    before the data). Writes from several statements share the write port: their conditions
+    never hold in the same cycle, since one iteration is at a given level at a time."""
+
+    def __init__(self, m, name, ttype, en):
+        self.m, self.name, self.ttype, self.en = m, name, ttype, en
+        self.size = math.prod(ttype.shape)
+        self.writes = []
+        shape = shape_of(ttype.dtype)
+        if array_in_memory(ttype):
+            self.latency = 1
+            self.mem = memory.Memory(shape=shape, depth=self.size, init=[])
+            m.submodules[name] = self.mem
+            self.wp = self.mem.write_port()
+        else:
+            self.latency = 0
+            self.regs = [Signal(shape, reset_less=True, name=f"{name}_{k}")
+                         for k in range(self.size)]
+
+    def address(self, parts):
+        """Row-major flat address from index parts (ints or values)."""
+        addr = 0
+        for p, n in zip(parts, self.ttype.shape):
+            addr = addr * n + p
+        if isinstance(addr, int):
+            return addr
+        a = Signal(range(self.size), name=f"{self.name}_addr")
+        self.m.d.comb += a.eq(addr)
+        return a
+
+    def read(self, addr):
+        if self.latency == 0:
+            return self.regs[addr] if isinstance(addr, int) else mux_tree(self.regs, addr)
+        rp = self.mem.read_port(transparent_for=(self.wp,))
+        self.m.d.comb += [rp.addr.eq(addr), rp.en.eq(self.en)]
+        return rp.data
+
+    def write(self, cond, addr, data):
+        if self.latency == 0:
+            for k, r in enumerate(self.regs):
+                hit = cond if isinstance(addr, int) else cond & (addr == k)
+                if isinstance(addr, int) and addr != k:
+                    continue
+                with self.m.If(self.en & hit):
+                    self.m.d.sync += r.eq(data)
+        else:
+            self.writes.append((cond, addr, data))
+
+    def finish(self):
+        """Drive the memory's write port from every write statement."""
+        if self.latency == 0:
+            return
+        en, addr, data = Const(0), Const(0), Const(0)
+        for c, a, d in self.writes:
+            en, addr, data = en | c, Mux(c, a, addr), Mux(c, d, data)
+        self.m.d.comb += [self.wp.en.eq(en & self.en), self.wp.addr.eq(addr),
+                          self.wp.data.eq(data)]
 
 
 def _fold(op, a, b):

@@ -4,7 +4,9 @@ Each task instance runs one iteration of its (flattened) loop nest per enabled c
 iteration, values have a *level*: the pipeline stage where they exist. A stream get is at level
 0; a memory read adds two (synchronous read, then a register: ``READ_LATENCY``); a multiply of
 two run-time values adds one (the product register: ``MULT_STAGES``). A loop-carried variable
-is written and read back at one fixed level, so ``c += a * b`` updates ``c`` every cycle.
+is written and read back at one fixed level, so ``c += a * b`` updates ``c`` every cycle; so is
+every element of a local array (registers read combinationally; a memory's read address goes
+out one level earlier and its read port is transparent to the write).
 
 Instances with the same loop structure whose put and get on a stream happen on the same
 iterations run in *lockstep*: one controller, one stall, the consumer ``skew`` cycles behind the
@@ -16,8 +18,9 @@ import itertools
 from dataclasses import dataclass, field
 
 from ..errors import HwgenError
-from ..ir.graph import (Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Slice, VarRef,
-                        Write, stmt_exprs, pred_holds)
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, Neg, Put,
+                        Read, Select, SetSlice, Slice, VarRef, Write, stmt_exprs, pred_holds)
+from ..ir.layout import array_in_memory
 
 
 # A tensor read takes two stages: the synchronous memory read, then a register on the read data
@@ -31,18 +34,22 @@ MULT_STAGES = 1
 
 
 class Levels:
-    """Pipeline levels of one instance: variable levels, stream op levels and depth."""
+    """Pipeline levels of one instance: variable and local array levels, stream op levels and
+    depth."""
 
     def __init__(self, inst):
         self.inst = inst
         self.var = {v: 0 for v in inst.vars}
-        for _ in range(4 * len(self.var) + 4):
+        self.arr = {a: int(array_in_memory(t)) for a, t in inst.arrays.items()}
+        for _ in range(4 * (len(self.var) + len(self.arr)) + 4):
             new = self._pass()
-            if new == self.var:
+            if new == (self.var, self.arr):
                 break
-            self.var = new
+            self.var, self.arr = new
         else:
-            grow = [v for v in self.var if self._pass()[v] != self.var[v]]
+            var, arr = self._pass()
+            grow = [v for v in self.var if var[v] != self.var[v]] + \
+                [a for a in self.arr if arr[a] != self.arr[a]]
             loc = self._assign_loc(grow[0])
             raise HwgenError(f"in task {inst.name}: '{grow[0]}' cannot be updated every cycle: "
                              "its new value needs a multiply or memory read of its old value. "
@@ -61,6 +68,8 @@ class Levels:
                 if isinstance(s, Assign) and s.var == var and any(
                         isinstance(e, VarRef) and e.name == var for e in stmt_exprs(s)):
                     found = s.loc
+                if isinstance(s, ArrayWrite) and s.array == var:
+                    found = s.loc
         return found
 
     def level(self, e, env):
@@ -72,22 +81,37 @@ class Levels:
             return 0
         if isinstance(e, Read):
             return max([self.level(i, env) for i in e.index] + [0]) + READ_LATENCY
+        if isinstance(e, ArrayRead):
+            return self.arr[e.array]
         if isinstance(e, BinOp):
             a, b = self.level(e.lhs, env), self.level(e.rhs, env)
             both_runtime = not isinstance(e.lhs, Const) and not isinstance(e.rhs, Const)
             return max(a, b) + (MULT_STAGES if e.op == "*" and both_runtime else 0)
         if isinstance(e, (Neg, Slice)):
             return self.level(e.operand, env)
+        if isinstance(e, SetSlice):
+            return max(self.level(e.operand, env), self.level(e.value, env))
+        if isinstance(e, Select):
+            return max(self.level(x, env) for x in (e.cond, e.a, e.b))
         raise TypeError(e)
 
     def _pass(self, record=False):
-        new = dict(self.var)
+        new, arr = dict(self.var), dict(self.arr)
         for seg in self.inst.segments:
             env = {}
             for s in seg.body:
+                for e in stmt_exprs(s):
+                    if isinstance(e, ArrayRead):
+                        # The index must be ready when the element is read (a memory's
+                        # address one level earlier).
+                        lead = int(array_in_memory(self.inst.arrays[e.array]))
+                        arr[e.array] = max([arr[e.array]] +
+                                           [self.level(i, env) + lead for i in e.index])
                 lv = self.level(s.value, env)
-                if isinstance(s, Write):
+                if isinstance(s, (Write, ArrayWrite)):
                     lv = max([lv] + [self.level(i, env) for i in s.index])
+                if isinstance(s, ArrayWrite):
+                    arr[s.array] = max(arr[s.array], lv)
                 if isinstance(s, Assign):
                     if s.pred:
                         lv = max(lv, env.get(s.var, self.var[s.var]))
@@ -115,7 +139,9 @@ class Levels:
             if record:
                 for v in env:
                     self.depth = max(self.depth, self.var[v] + 1)
-        return new
+                for a in self.arr:
+                    self.depth = max(self.depth, self.arr[a] + 1)
+        return new, arr
 
 
 def _op_pattern(inst, channel, kind):

@@ -15,7 +15,7 @@ CASES = [
     ("while_loop", "while loop"),
     ("two_producers", "two producers"),
     ("no_consumer", "no task gets"),
-    ("runtime_if", "run-time value"),
+    ("write_under_runtime_if", "under a run-time condition"),
     ("out_of_shard", "outside"),
     ("index_range", "outside 0..3"),
     ("read_before_assign", "before it is assigned"),

@@ -1,0 +1,377 @@
+"""Task bodies: Python statements -> loop-nest segments of IR statements, for one grid position.
+
+Compile-time structure is resolved here: ``if`` on constants and ``meta_if``/``meta_elif``/
+``meta_else`` keep one branch, ``meta_for`` unrolls. A run-time ``if``/``else`` is if-converted:
+both branches run and every assignment in them becomes a ``Select`` on the condition (a
+multiplexer), so the iteration stays one pipeline step. Side effects whose count would depend on
+data (stream put/get, tensor writes, loops) are not allowed under a run-time condition.
+"""
+import ast
+
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, Instance, Pred, Put, Read,
+                        Segment, Select, SetSlice, VarRef, Write)
+from ..ir.types import IntType, TensorType, uint1
+from .exprs import BINOPS, CONSTRUCT_NAMES, ExprLowerer, is_call_to
+
+_CHAIN = ("meta_if", "meta_elif", "meta_else")
+
+
+class _Loop:
+    def __init__(self, trip, items, node):
+        self.trip, self.items, self.node = trip, items, node
+
+
+def _meta_kind(stmt):
+    """``"meta_if"``/... when ``stmt`` is ``with hwgen.meta_...(...)``, else None."""
+    if isinstance(stmt, ast.With) and len(stmt.items) == 1:
+        for kind in _CHAIN + ("meta_for",):
+            if is_call_to(stmt.items[0].context_expr, kind):
+                return kind
+    return None
+
+
+class TaskLowerer(ExprLowerer):
+    """Lowers one task body at one grid position to an ``ir.Instance``."""
+
+    def __init__(self, parser, fn, pid, grid, tensors, streams, channels):
+        self.p = parser
+        self.fn = fn
+        self.pid = pid
+        self.grid = grid
+        self.tensors = tensors
+        self.streams = streams
+        self.channels = channels
+        self.name = fn.name + (f"[{','.join(map(str, pid))}]" if grid else "")
+        self.consts = {}
+        self.vars = {}              # run-time locals -> IntType
+        self.arrays = {}            # local arrays -> TensorType
+        self.assigned = set()
+        self.loops = []             # names of enclosing run-time loops, outermost first
+        self.loop_values = []       # (start, step) per loop
+        self.trips = []             # trip count per loop
+        self.conditional = 0        # depth of enclosing run-time if/else
+        self.n_conds = 0
+
+    def error(self, message, node):
+        self.p.error(f"in task {self.name}: {message}", node)
+
+    # -- structure --------------------------------------------------------------------------
+
+    def lower(self):
+        for arg in self.fn.args.args:
+            if arg.arg not in self.tensors:
+                self.error(f"task parameter '{arg.arg}' is not a tensor of the region "
+                           f"(tensors: {', '.join(self.tensors) or 'none'})", arg)
+        items = self.block(self.fn.body)
+        return Instance(self.name, self.fn.name, self.pid, self.grid, self.segments(items),
+                        dict(self.vars), loc=self.p.loc(self.fn), arrays=dict(self.arrays))
+
+    def block(self, stmts):
+        items = []
+        taken = None        # in a meta_if chain: whether a branch was taken; None outside one
+        for s in stmts:
+            kind = _meta_kind(s)
+            if kind in _CHAIN:
+                if kind != "meta_if" and taken is None:
+                    self.error(f"{kind} must directly follow a meta_if or meta_elif block", s)
+                if kind == "meta_if":
+                    taken = False
+                if not taken and (kind == "meta_else" or self.meta_condition(s, kind)):
+                    items.extend(self.block(s.body))
+                    taken = True
+                if kind == "meta_else":
+                    taken = None
+                continue
+            taken = None
+            items.extend(self.stmt(s))
+        return items
+
+    def meta_condition(self, s, kind):
+        call = s.items[0].context_expr
+        if kind == "meta_else":
+            if call.args or call.keywords:
+                self.error("meta_else() takes no condition", s)
+            return True
+        if len(call.args) != 1 or call.keywords:
+            self.error(f"{kind} takes one compile-time condition: `with {kind}(i == 0):`", s)
+        cond = self.const_value(call.args[0])
+        if cond is None:
+            self.error(f"{kind}({ast.unparse(call.args[0])}) must be decidable at compile time "
+                       "(grid indices, sizes, meta_for variables); use a plain `if` for "
+                       "run-time conditions", s)
+        return bool(cond)
+
+    def segments(self, items):
+        """Top-level items -> segments; straight-line code joins the nearest loop."""
+        loops = [i for i, it in enumerate(items) if isinstance(it, _Loop)]
+        if not loops:
+            return [Segment((), list(items), loc=self.p.loc(self.fn))]
+        segs = []
+        for n, li in enumerate(loops):
+            before = items[:li] if n == 0 else []
+            after_end = loops[n + 1] if n + 1 < len(loops) else len(items)
+            after = items[li + 1:after_end]
+            trips, body = self.nest(items[li], 0)
+            body = [self.predicated(s, Pred("first", 0)) for s in before] + body + \
+                   [self.predicated(s, Pred("last", 0)) for s in after]
+            segs.append(Segment(tuple(trips), body, loc=self.p.loc(items[li].node)))
+        return segs
+
+    def nest(self, loop, depth):
+        inner = [i for i, it in enumerate(loop.items) if isinstance(it, _Loop)]
+        if len(inner) > 1:
+            self.error("a loop body may contain at most one inner loop (loops in sequence are "
+                       "only supported at the top of a task body)", loop.items[inner[1]].node)
+        if not inner:
+            return [loop.trip], list(loop.items)
+        k = inner[0]
+        trips, body = self.nest(loop.items[k], depth + 1)
+        body = [self.predicated(s, Pred("first", depth + 1)) for s in loop.items[:k]] + body + \
+               [self.predicated(s, Pred("last", depth + 1)) for s in loop.items[k + 1:]]
+        return [loop.trip] + trips, body
+
+    @staticmethod
+    def predicated(stmt, pred):
+        stmt.pred = (pred,) + tuple(stmt.pred)
+        return stmt
+
+    # -- statements -------------------------------------------------------------------------
+
+    def stmt(self, s):
+        loc = self.p.loc(s)
+        if isinstance(s, ast.Expr):
+            if isinstance(s.value, ast.Constant):
+                return []
+            if is_call_to(s.value, "put"):
+                chan = self.channel(s.value.func.value, "put", s)
+                if len(s.value.args) != 1 or s.value.keywords:
+                    self.error("put takes exactly one value: `stream.put(x)`", s)
+                self.unconditional(s, "a stream put", "compute the value with if/else and put "
+                                   "it unconditionally")
+                return [Put(chan, self.expr(s.value.args[0]), loc=loc)]
+            self.error(f"unsupported expression statement `{ast.unparse(s)}`; "
+                       "only `stream.put(x)` stands alone", s)
+        if isinstance(s, ast.Pass):
+            return []
+        if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            return self.assign(s, loc)
+        if isinstance(s, ast.For):
+            self.unconditional(s, "a loop", "move the condition inside the loop body")
+            return [self.for_loop(s)]
+        if isinstance(s, ast.If):
+            cond = self.const_value(s.test)
+            if cond is None:
+                return self.runtime_if(s, loc)
+            return self.block(s.body if cond else s.orelse)
+        if _meta_kind(s) == "meta_for":
+            return self.meta_for(s)
+        name = CONSTRUCT_NAMES.get(type(s), type(s).__name__)
+        self.error(f"unsupported Python construct in a task body: {name}; use for-range loops, "
+                   "assignments, stream put/get, if/else and meta_if/meta_for", s)
+
+    def unconditional(self, node, what, fix):
+        if self.conditional:
+            self.error(f"{what} under a run-time condition is not supported: its count would "
+                       f"depend on data; {fix}", node)
+
+    def meta_for(self, s):
+        """``with meta_for(a[, b[, step]]) as v:`` -- the body once per value of v."""
+        call, var = s.items[0].context_expr, s.items[0].optional_vars
+        if not isinstance(var, ast.Name):
+            self.error("write `with hwgen.meta_for(N) as i:`", s)
+        if call.keywords or not 1 <= len(call.args) <= 3:
+            self.error("meta_for takes 1 to 3 compile-time bounds, like range()", s)
+        bounds = [self.const_value(a) for a in call.args]
+        if any(b is None for b in bounds):
+            self.error("meta_for bounds must be compile-time expressions", s)
+        if var.id in self.vars or var.id in self.loops or var.id in self.arrays:
+            self.error(f"meta_for variable '{var.id}' hides a run-time name", s)
+        saved = self.consts.get(var.id)
+        items = []
+        for value in range(*bounds):
+            self.consts[var.id] = value
+            items.extend(self.block(s.body))
+        if saved is None:
+            self.consts.pop(var.id, None)
+        else:
+            self.consts[var.id] = saved
+        return items
+
+    def runtime_if(self, s, loc):
+        """If-conversion: both branches run; their assignments select on the condition."""
+        cond = self.expr(s.test)
+        cvar = f"cond{self.n_conds}@{loc[1]}"   # '@': never a user's name
+        self.n_conds += 1
+        self.vars[cvar] = uint1
+        self.assigned.add(cvar)
+        before = set(self.assigned)
+        self.conditional += 1
+        then = self.block(s.body)
+        then_set = self.assigned - before
+        self.assigned = set(before)
+        other = self.block(s.orelse)
+        else_set = self.assigned - before
+        self.conditional -= 1
+        # A name assigned in only one branch may be unassigned afterwards.
+        self.assigned = before | (then_set & else_set)
+        c = VarRef(cvar)
+        return [Assign(cvar, BinOp("!=", cond, Const(0)), loc=loc)] + \
+            [self.guarded(item, c, True, before) for item in then] + \
+            [self.guarded(item, c, False, before | then_set) for item in other]
+
+    @staticmethod
+    def guarded(item, c, polarity, known):
+        """``item`` taking effect only where the condition ``c`` has ``polarity``."""
+        def pick(new, keep):
+            return Select(c, new, keep) if polarity else Select(c, keep, new)
+        if isinstance(item, Assign):
+            if item.var not in known:       # first assigned here: no old value to keep
+                return item
+            return Assign(item.var, pick(item.value, VarRef(item.var)), item.pred, item.loc)
+        keep = ArrayRead(item.array, item.index, loc=item.loc)
+        return ArrayWrite(item.array, item.index, pick(item.value, keep), item.pred, item.loc)
+
+    def assign(self, s, loc):
+        if isinstance(s, ast.Assign):
+            if len(s.targets) != 1:
+                self.error("chained assignment is not supported", s)
+            target, value = s.targets[0], s.value
+        else:
+            target, value = s.target, s.value
+        if isinstance(target, ast.Tuple):
+            if is_call_to(value, "get_pid"):
+                names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+                if len(names) != len(self.grid):
+                    self.error(f"get_pid() returns {len(self.grid)} indices for a grid of "
+                               f"{list(self.grid)}, but {len(target.elts)} names receive them", s)
+                self.consts.update(zip(names, self.pid))
+                return []
+            self.error("tuple assignment is only supported for `i, j = hwgen.get_pid()`", s)
+        if isinstance(s, ast.Assign) and isinstance(target, ast.Name) and \
+                is_call_to(value, "get_pid"):
+            if len(self.grid) != 1:
+                self.error(f"get_pid() returns {len(self.grid)} indices; unpack them", s)
+            self.consts[target.id] = self.pid[0]
+            return []
+        if isinstance(target, ast.Subscript):
+            return self.assign_indexed(s, target, value, loc)
+        if not isinstance(target, ast.Name):
+            self.error(f"cannot assign to `{ast.unparse(target)}`", s)
+        name = target.id
+        if name in self.loops:
+            self.error(f"cannot assign to loop variable '{name}'", s)
+        if name in self.arrays:
+            self.error(f"'{name}' is a local array: assign its elements, `{name}[i] = ...`", s)
+        if isinstance(s, ast.AnnAssign):
+            dtype = self.p.eval_const(s.annotation, "a type annotation")
+            if isinstance(dtype, TensorType):
+                return self.declare_array(s, name, dtype)
+            if not isinstance(dtype, IntType):
+                self.error(f"unknown type `{ast.unparse(s.annotation)}` for '{name}'; use int8, "
+                           "int16, int32, uint8, ... or Int(bits)", s)
+            if name in self.vars and self.vars[name] != dtype:
+                self.error(f"'{name}' was declared {self.vars[name].name}, now {dtype.name}", s)
+            if value is None:
+                self.vars[name] = dtype
+                return []
+        if isinstance(s, ast.AugAssign):
+            if name not in self.vars:
+                self.error(f"'{name}' is updated before it is assigned", s)
+            op = BINOPS.get(type(s.op))
+            if op is None:
+                self.error(f"operator `{type(s.op).__name__}=` is not supported in hardware", s)
+            rhs = BinOp(op, self.var_ref(name, s), self.expr(value))
+            return [Assign(name, rhs, loc=loc)]
+        rhs = self.expr(value)
+        if isinstance(s, ast.AnnAssign):
+            self.vars[name] = dtype
+        elif name not in self.vars:
+            if isinstance(rhs, Get):
+                self.vars[name] = self.channels[rhs.channel].dtype
+            elif isinstance(rhs, Read):
+                self.vars[name] = self.tensors[rhs.tensor].dtype
+            elif isinstance(rhs, ArrayRead):
+                self.vars[name] = self.arrays[rhs.array].dtype
+            elif isinstance(rhs, Const) and not self.loops and not self.conditional:
+                self.consts[name] = rhs.value
+                return []
+            else:
+                self.error(f"declare the type of '{name}': `{name}: int32 = ...`", s)
+        self.assigned.add(name)
+        return [Assign(name, rhs, loc=loc)]
+
+    def assign_indexed(self, s, target, value, loc):
+        """``T[i] = x`` (tensor write), ``buf[i] = x`` (local array), ``w[a:b] = x`` (bits)."""
+        base = target.value.id if isinstance(target.value, ast.Name) else None
+        if base in self.tensors:
+            if isinstance(s, ast.AugAssign):
+                self.error("`T[...] op= x` is not supported on tensors; accumulate in a local", s)
+            self.unconditional(s, "a tensor write", "compute the value with if/else and write "
+                               "it unconditionally")
+            tensor = self.tensors[base]
+            if tensor.direction == "in":
+                self.error(f"tensor '{base}' is read and written; hwgen tensors are either "
+                           "inputs or outputs", s)
+            tensor.direction = "out"
+            index = self.index(base, tensor.shape, target.slice, s)
+            return [Write(base, index, self.expr(value), loc=loc)]
+        if base in self.arrays:
+            index = self.index(base, self.arrays[base].shape, target.slice, s)
+            rhs = self.expr(value)
+            if isinstance(s, ast.AugAssign):
+                op = BINOPS.get(type(s.op))
+                if op is None:
+                    self.error(f"operator `{type(s.op).__name__}=` is not supported in hardware",
+                               s)
+                rhs = BinOp(op, ArrayRead(base, index, loc=loc), rhs)
+            return [ArrayWrite(base, index, rhs, loc=loc)]
+        if base in self.vars:
+            if isinstance(s, ast.AugAssign):
+                self.error("`x[a:b] op= y` is not supported; assign the slice", s)
+            start, stop = self.slice_bounds(base, target)
+            old = VarRef(base) if base in self.assigned else Const(0)
+            rhs = SetSlice(old, start, stop, self.expr(value), self.vars[base].bits)
+            self.assigned.add(base)
+            return [Assign(base, rhs, loc=loc)]
+        self.error(f"assignment to `{ast.unparse(target)}`: only tensors, local arrays and bit "
+                   "slices of typed locals can be assigned by index", s)
+
+    def declare_array(self, s, name, ttype):
+        """``buf: int8[N]``: a local array (registers when small, a memory otherwise)."""
+        if s.value is not None:
+            self.error(f"local array '{name}' cannot be initialised in its declaration; write "
+                       "its elements (e.g. in a loop) before reading them", s)
+        if not isinstance(ttype.dtype, IntType) or ttype.layout is not None or \
+                any(not isinstance(d, int) or d < 1 for d in ttype.shape):
+            self.error(f"local array '{name}' needs an integer element type and positive sizes, "
+                       f"like `{name}: int8[N]`", s)
+        if name in self.vars or (name in self.arrays and self.arrays[name] != ttype):
+            self.error(f"'{name}' is declared twice with different types", s)
+        self.arrays[name] = ttype
+        return []
+
+    def for_loop(self, s):
+        if not isinstance(s.target, ast.Name):
+            self.error("a for loop needs one loop variable", s)
+        if s.orelse:
+            self.error("for/else is not supported", s)
+        if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
+                and s.iter.func.id == "range" and 1 <= len(s.iter.args) <= 3):
+            self.error(f"loops must be `for x in range(...)`, got `{ast.unparse(s.iter)}`", s)
+        if s.target.id in self.vars or s.target.id in self.arrays:
+            self.error(f"loop variable '{s.target.id}' is already a local", s)
+        bounds = [self.const_value(a) for a in s.iter.args]
+        if any(b is None for b in bounds):
+            self.error("loop bounds must be compile-time expressions of sizes and grid indices",
+                       s)
+        r = range(*bounds)
+        if len(r) == 0:
+            self.error(f"`{ast.unparse(s.iter)}` has no iterations", s)
+        self.loops.append(s.target.id)
+        self.loop_values.append((r.start, r.step))
+        self.trips.append(len(r))
+        items = self.block(s.body)
+        self.loops.pop()
+        self.loop_values.pop()
+        self.trips.pop()
+        return _Loop(len(r), items, s)

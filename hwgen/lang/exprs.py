@@ -1,0 +1,296 @@
+"""Expressions of a task body: Python AST -> IR expressions, specialised to one grid position.
+
+Names resolve, in order, to loop variables, run-time locals, local arrays, compile-time
+constants of the task (grid indices, ``meta_for`` variables, constant locals) and finally the
+scope that defined the region (sizes, types). Anything built only from constants folds to a
+``Const``, which is how branches on grid indices become compile-time decisions.
+"""
+import ast
+
+from ..ir.graph import (ArrayRead, BinOp, Channel, Const, Get, LoopIndex, Neg, Read, Select, Slice,
+                        VarRef, subexprs)
+from ..ir.layout import index_bounds
+from ..ir.types import StreamType
+
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|",
+          ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
+_CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_FOLD = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "&": int.__and__,
+         "|": int.__or__, "^": int.__xor__, "<<": int.__lshift__, ">>": int.__rshift__,
+         "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+         "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b),
+         ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b)}
+CONSTRUCT_NAMES = {ast.While: "while loop", ast.Return: "return", ast.Break: "break",
+                   ast.Continue: "continue", ast.Try: "try", ast.With: "with",
+                   ast.FunctionDef: "nested function", ast.Lambda: "lambda",
+                   ast.ListComp: "list comprehension", ast.Dict: "dict", ast.List: "list",
+                   ast.Raise: "raise", ast.Global: "global", ast.Nonlocal: "nonlocal",
+                   ast.Delete: "del", ast.Import: "import", ast.ImportFrom: "import",
+                   ast.ClassDef: "class", ast.Assert: "assert"}
+
+
+def is_call_to(node, name):
+    """``node`` calls ``name`` or ``<anything>.name``."""
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    return (isinstance(f, ast.Name) and f.id == name) or \
+           (isinstance(f, ast.Attribute) and f.attr == name)
+
+
+class NotConst(Exception):
+    """Raised while folding a compile-time expression that turns out to need run-time values."""
+
+
+class ExprLowerer:
+    """Expression lowering shared by the task-body lowerer (``body._TaskLowerer``)."""
+
+    def const_value(self, node):
+        """The value of a compile-time expression, or None if it depends on run-time values."""
+        try:
+            e = self.expr(node, const_only=True)
+        except NotConst:
+            return None
+        return e.value if isinstance(e, Const) else None
+
+    def var_ref(self, name, node):
+        if name not in self.assigned:
+            self.error(f"'{name}' is read before it is assigned", node)
+        return VarRef(name)
+
+    def expr(self, node, const_only=False):
+        method = getattr(self, f"_expr_{type(node).__name__}", None)
+        if method is None:
+            name = CONSTRUCT_NAMES.get(type(node), type(node).__name__)
+            self.error(f"unsupported Python construct in a task body: {name} "
+                       f"(`{ast.unparse(node)}`)", node)
+        return method(node, const_only)
+
+    def _expr_Constant(self, node, const_only):
+        if isinstance(node.value, (bool, int)):
+            return Const(int(node.value))
+        self.error(f"only integer constants are supported, got {node.value!r}", node)
+
+    def _expr_Name(self, node, const_only):
+        name = node.id
+        if name in self.loops:
+            if const_only:
+                raise NotConst()
+            depth = self.loops.index(name)
+            start, step = self.loop_values[depth]
+            e = LoopIndex(depth)
+            if step != 1:
+                e = BinOp("*", Const(step), e)
+            if start:
+                e = BinOp("+", Const(start), e)
+            return e
+        if name in self.vars:
+            if const_only:
+                raise NotConst()
+            return self.var_ref(name, node)
+        if name in self.arrays:
+            self.error(f"local array '{name}' must be indexed: `{name}[i]`", node)
+        if name in self.consts:
+            return Const(self.consts[name])
+        if name in self.p.ns:
+            v = self.p.ns[name]
+            if isinstance(v, (bool, int)):
+                return Const(int(v))
+            self.error(f"'{name}' is a {type(v).__name__}, not a value usable here", node)
+        self.error(f"unknown name '{name}'", node)
+
+    def _expr_BinOp(self, node, const_only):
+        op = BINOPS.get(type(node.op))
+        lhs = self.expr(node.left, const_only)
+        rhs = self.expr(node.right, const_only)
+        if isinstance(lhs, Const) and isinstance(rhs, Const):
+            if isinstance(node.op, ast.FloorDiv) and rhs.value:
+                return Const(lhs.value // rhs.value)
+            if isinstance(node.op, ast.Mod) and rhs.value:
+                return Const(lhs.value % rhs.value)
+            if op is not None:
+                return Const(_FOLD[op](lhs.value, rhs.value))
+        if op is None:
+            self.error(f"operator `{ast.unparse(node)}` is not supported on run-time values "
+                       "(no division or modulo in hardware yet; shift by a constant instead)",
+                       node)
+        if op in ("<<", ">>") and not isinstance(rhs, Const):
+            self.error("shift amounts must be compile-time constants", node)
+        return BinOp(op, lhs, rhs)
+
+    def _expr_UnaryOp(self, node, const_only):
+        v = self.expr(node.operand, const_only)
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(node.op, ast.USub):
+            return Const(-v.value) if isinstance(v, Const) else Neg(v)
+        if isinstance(node.op, ast.Invert):
+            return Const(~v.value) if isinstance(v, Const) else BinOp("-", Neg(v), Const(1))
+        if isinstance(node.op, ast.Not):
+            return Const(int(not v.value)) if isinstance(v, Const) else BinOp("==", v, Const(0))
+        self.error(f"unsupported operator in `{ast.unparse(node)}`", node)
+
+    def _expr_Compare(self, node, const_only):
+        if len(node.ops) != 1:
+            self.error("chained comparisons are not supported; write `a < b and b < c`", node)
+        op = _CMPOPS.get(type(node.ops[0]))
+        if op is None:
+            self.error(f"unsupported comparison in `{ast.unparse(node)}`", node)
+        lhs = self.expr(node.left, const_only)
+        rhs = self.expr(node.comparators[0], const_only)
+        if isinstance(lhs, Const) and isinstance(rhs, Const):
+            return Const(_FOLD[op](lhs.value, rhs.value))
+        return BinOp(op, lhs, rhs)
+
+    def _expr_BoolOp(self, node, const_only):
+        values = [self.expr(v, const_only) for v in node.values]
+        if all(isinstance(v, Const) for v in values):
+            result = all(v.value for v in values) if isinstance(node.op, ast.And) \
+                else any(v.value for v in values)
+            return Const(int(result))
+        op = "&" if isinstance(node.op, ast.And) else "|"
+        e = BinOp("!=", values[0], Const(0))
+        for v in values[1:]:
+            e = BinOp(op, e, BinOp("!=", v, Const(0)))
+        return e
+
+    def _expr_IfExp(self, node, const_only):
+        cond = self.expr(node.test, const_only)
+        if isinstance(cond, Const):
+            return self.expr(node.body if cond.value else node.orelse, const_only)
+        a, b = self.expr(node.body), self.expr(node.orelse)
+        self.no_side_effects(a, node, "a conditional expression `x if c else y`")
+        self.no_side_effects(b, node, "a conditional expression `x if c else y`")
+        return Select(cond, a, b)
+
+    def _expr_Subscript(self, node, const_only):
+        base = node.value.id if isinstance(node.value, ast.Name) else None
+        if base in self.tensors:
+            if const_only:
+                raise NotConst()
+            tensor = self.tensors[base]
+            if tensor.direction == "out":
+                self.error(f"tensor '{base}' is written and read; hwgen tensors are either "
+                           "inputs or outputs", node)
+            tensor.direction = "in"
+            return Read(base, self.index(tensor.name, tensor.shape, node.slice, node),
+                        loc=self.p.loc(node))
+        if base in self.arrays:
+            if const_only:
+                raise NotConst()
+            return ArrayRead(base, self.index(base, self.arrays[base].shape, node.slice, node),
+                             loc=self.p.loc(node))
+        if base in self.vars:
+            if const_only:
+                raise NotConst()
+            start, stop = self.slice_bounds(base, node)
+            return Slice(self.var_ref(base, node), start, stop)
+        self.error(f"`{ast.unparse(node)}`: '{base}' is not a tensor, a local array or a local",
+                   node)
+
+    def _expr_Call(self, node, const_only):
+        if is_call_to(node, "get") and isinstance(node.func, ast.Attribute):
+            if const_only:
+                raise NotConst()
+            if node.args or node.keywords:
+                self.error("get takes no arguments: `x = stream.get()`", node)
+            if self.conditional:
+                self.error("a stream get under a run-time condition would make the number of "
+                           "gets depend on data; get the value unconditionally into a local and "
+                           "select with if/else", node)
+            return Get(self.channel(node.func.value, "get", node), loc=self.p.loc(node))
+        if isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "abs"):
+            return self.builtin(node, const_only)
+        self.error(f"unsupported call `{ast.unparse(node)}` in a task body (supported: "
+                   "stream.get(), max, min, abs)", node)
+
+    def builtin(self, node, const_only):
+        """``max``/``min``/``abs`` of run-time values: comparisons and multiplexers."""
+        fn = node.func.id
+        if node.keywords or not node.args or (fn == "abs" and len(node.args) != 1) or \
+                (fn != "abs" and len(node.args) < 2):
+            self.error(f"use {fn}(a, b, ...)" if fn != "abs" else "use abs(x)", node)
+        args = [self.expr(a, const_only) for a in node.args]
+        for a in args:
+            self.no_side_effects(a, node, f"{fn}(...)")
+        if all(isinstance(a, Const) for a in args):
+            return Const({"max": max, "min": min, "abs": abs}[fn](*(a.value for a in args)))
+        if fn == "abs":
+            return Select(BinOp("<", args[0], Const(0)), Neg(args[0]), args[0])
+        result = args[0]
+        for a in args[1:]:
+            result = Select(BinOp(">" if fn == "max" else "<", a, result), a, result)
+        return result
+
+    def no_side_effects(self, e, node, where):
+        if any(isinstance(x, Get) for x in subexprs(e)):
+            self.error(f"a stream get inside {where} would be evaluated more or less often than "
+                       "written; get the value into a local first", node)
+
+    def slice_bounds(self, base, node):
+        """``(start, stop)`` of a constant bit slice ``base[a:b]`` or ``base[a]``."""
+        width = self.vars[base].bits
+        sl = node.slice
+        if isinstance(sl, ast.Slice):
+            if sl.step is not None:
+                self.error("bit slices take no step", node)
+            start = 0 if sl.lower is None else self.const_value(sl.lower)
+            stop = width if sl.upper is None else self.const_value(sl.upper)
+        else:
+            start = self.const_value(sl)
+            stop = None if start is None else start + 1
+        if start is None or stop is None:
+            self.error("bit slice bounds must be compile-time constants (grid indices, "
+                       "meta_for variables, sizes)", node)
+        if not 0 <= start < stop <= width:
+            self.error(f"bit slice [{start}:{stop}] is outside '{base}' ({width} bits)", node)
+        return start, stop
+
+    def index(self, name, shape, sl, node):
+        """The affine index tuple of ``name[sl]``, checked against ``shape``."""
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        if any(isinstance(e, ast.Slice) for e in elts):
+            self.error(f"'{name}' is indexed with a slice; index one element at a time", node)
+        if len(elts) != len(shape):
+            self.error(f"'{name}' has {len(shape)} dimensions, indexed with {len(elts)}", node)
+        index = tuple(self.expr(e) for e in elts)
+        for n, (e, dim) in enumerate(zip(index, shape)):
+            b = index_bounds(e, tuple(self.trips))
+            if b is None:
+                self.error("indices must be affine expressions of loop variables, grid "
+                           "indices and constants", node)
+            if b[0] < 0 or b[1] >= dim:
+                self.error(f"index {ast.unparse(elts[n])} of '{name}' takes values "
+                           f"{b[0]}..{b[1]}, outside 0..{dim - 1}", node)
+        return index
+
+    def channel(self, node, verb, stmt):
+        """The channel name of ``stream`` or ``stream[i, j]``, recording producer/consumer."""
+        if isinstance(node, ast.Name):
+            name, index = node.id, ()
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            name = node.value.id
+            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            index = tuple(self.const_value(e) for e in elts)
+            if any(i is None for i in index):
+                self.error(f"stream index `{ast.unparse(node.slice)}` must be a compile-time "
+                           "expression of grid indices", stmt)
+        else:
+            self.error(f"`{ast.unparse(node)}.{verb}()`: not a stream", stmt)
+        if name not in self.streams:
+            self.error(f"'{name}' is not a stream declared in the region", stmt)
+        stype, decl_loc = self.streams[name]
+        if len(index) != len(stype.shape) or \
+                any(not 0 <= i < n for i, n in zip(index, stype.shape)):
+            self.error(f"stream index {list(index)} is out of range for '{name}' of shape "
+                       f"{list(stype.shape)}", stmt)
+        cname = name + (f"[{','.join(map(str, index))}]" if index else "")
+        chan = self.channels.setdefault(
+            cname, Channel(cname, StreamType(stype.dtype, stype.depth), loc=decl_loc))
+        role = "producer" if verb == "put" else "consumer"
+        other = getattr(chan, role)
+        if other is not None and other != self.name:
+            self.error(f"stream '{cname}' has two {role}s: {other} and {self.name}; a stream "
+                       f"connects exactly one producer to one consumer", stmt)
+        setattr(chan, role, self.name)
+        return cname
