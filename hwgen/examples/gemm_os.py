@@ -6,6 +6,8 @@ Task instance (i, j) of an M x N grid owns C[i, j]. A enters the array from the 
 import hwgen
 from hwgen import R, S, Stream, int8, int32
 
+TEST_SIZES = [{"M": 4, "N": 4, "K": 8}, {"M": 3, "N": 5, "K": 7}]
+
 
 def build(M: int = 8, N: int = 8, K: int = 64):
     @hwgen.region

@@ -2,6 +2,8 @@
 import hwgen
 from hwgen import Stream, int8, int16, int32
 
+TEST_SIZES = [{"N": 16}, {"N": 13}]
+
 
 def build(N: int = 16):
     @hwgen.region
