@@ -1,5 +1,6 @@
 """Static checks on the task graph, run before any hardware exists."""
 from .arrays import check_arrays
+from .deadlock import check_deadlock
 from .layouts import check_layouts
 from .streams import check_streams
 
@@ -9,4 +10,5 @@ def check(graph):
     check_streams(graph)
     check_layouts(graph)
     check_arrays(graph)
+    check_deadlock(graph)
     return graph

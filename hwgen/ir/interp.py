@@ -73,7 +73,7 @@ class _Machine:
             chan = self.graph.channels[stmt.channel]
             q = self.queues[stmt.channel]
             while len(q) >= chan.depth:
-                yield ("put", stmt.channel)
+                yield ("put", stmt.channel, stmt.loc)
             q.append(chan.dtype.wrap(value))
             self.moves += 1
         elif isinstance(stmt, Write):
@@ -133,7 +133,7 @@ class _Machine:
         if isinstance(e, Get):
             q = self.queues[e.channel]
             while not q:
-                yield ("get", e.channel)
+                yield ("get", e.channel, e.loc)
             self.moves += 1
             return q.popleft()
         raise TypeError(f"unknown expression {e!r}")
@@ -153,17 +153,18 @@ class _Machine:
                 return
             if self.moves == moved:
                 # Every instance had its turn and none could push, pop or finish.
-                inst = self.graph.instances[sorted(running)[0]]
+                first = waiting.get(sorted(running)[0])
                 raise HwgenError("deadlock: no task can make progress: "
                                  + self.describe(running, waiting)
-                                 + ". Deepen the streams or reorder the puts and gets.", inst.loc)
+                                 + ". Deepen the streams or reorder the puts and gets.",
+                                 first[2] if first else None)
         raise HwgenError(f"interpreter stopped after {self.budget} scheduling rounds: "
                          + self.describe(running, waiting))
 
     def describe(self, running, waiting):
         parts = []
         for name in sorted(running):
-            kind, chan = waiting.get(name, ("run", None))
+            kind, chan, _ = waiting.get(name, ("run", None, None))
             depth = self.graph.channels[chan].depth if chan else 0
             state = "empty" if kind == "get" else f"full ({depth} of {depth})"
             parts.append(f"{name} waits to {kind} on '{chan}' ({state})")

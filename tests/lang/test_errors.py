@@ -3,7 +3,7 @@ import pytest
 
 from hwgen import HwgenError
 from hwgen.ir.interp import run
-from hwgen.pipeline import load_design
+from hwgen.pipeline import load_design, load_module
 from hwgen.rtl.top import Top
 from tests.conftest import program, random_inputs
 
@@ -22,6 +22,8 @@ CASES = [
     ("stream_index", "out of range"),
     ("division", "not supported"),
     ("read_and_write", "read and written"),
+    ("reconvergent", "deadlock at the declared stream depths"),
+    ("get_before_put", "gets from its own stream before it puts"),
 ]
 
 
@@ -53,9 +55,16 @@ def test_recurrence_through_a_multiply_is_rejected_when_scheduling():
     assert e.value.loc[1] == marked_line(path)
 
 
-def test_deadlock_is_reported_not_hung():
-    graph = load_design(program("bad/deadlock"))
+def test_deadlock_is_found_statically_and_by_the_interpreter():
+    path = program("bad/deadlock")
+    with pytest.raises(HwgenError) as e:
+        load_design(path)
+    assert "deadlock at the declared stream depths" in str(e.value)
+    assert "ping waits to get 't'" in str(e.value) and "pong waits to get 's'" in str(e.value)
+    assert e.value.loc[1] == marked_line(path)
+    # Without the static check, the interpreter stops and names the same line: no hang.
+    graph = load_module(path).build().graph({"N": 4})
     with pytest.raises(HwgenError) as e:
         run(graph, random_inputs(graph))
     assert "deadlock" in str(e.value) and "waits to get" in str(e.value)
-    assert e.value.loc[1] == marked_line(program("bad/deadlock"))
+    assert e.value.loc[1] == marked_line(path)

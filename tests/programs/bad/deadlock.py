@@ -9,9 +9,9 @@ def build(N: int = 4):
         t = Stream[int8, 2]
 
         @hwgen.task
-        def ping():  # LINE
+        def ping():
             for i in range(N):
-                x: int8 = t.get()
+                x: int8 = t.get()  # LINE
                 s.put(x + A[i])
 
         @hwgen.task
