@@ -13,7 +13,7 @@ BOARD   ?= ulx3s-85f
 LANES   ?= auto
 JOBS    ?= 2
 
-.PHONY: all setup demo test verilog sim timing bitstream bench clean iverilog
+.PHONY: all setup demo test verilog sim timing bitstream graph bench clean iverilog
 
 all: demo
 
@@ -50,6 +50,9 @@ timing: setup
 
 bitstream: setup
 	$(HWGEN) bitstream $(DESIGN) --params "$(PARAMS)" --out $(OUT) --board $(BOARD)
+
+graph: setup
+	$(HWGEN) graph $(DESIGN) --params "$(PARAMS)" --out $(OUT)/graph.svg
 
 # Generated vs hand-written vs device limit on ECP5-85k (4x4, 8x8, 12x12; 3 seeds) and the
 # largest array on the iCE40 UP5K; results in build/bench/. Takes about an hour on 2 cores.

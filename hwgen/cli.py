@@ -117,6 +117,13 @@ def cmd_bitstream(args):
     return 0
 
 
+def cmd_graph(args):
+    from .flow.diagram import draw
+    out = args.out or os.path.join(_out_dir(args), "graph.svg")
+    print(f"wrote {draw(_graph(args), out)}")
+    return 0
+
+
 def cmd_demo(args):
     from .flow import verilog
     from .flow.pnr import timing
@@ -184,6 +191,11 @@ def main(argv=None):
     p = common(sub.add_parser("bitstream", help="board bitstream running an on-board self-test"))
     p.add_argument("--board", default="ulx3s-85f", help="ulx3s-85f (default) or icebreaker")
     p.set_defaults(fn=cmd_bitstream)
+    p = common(sub.add_parser("graph", conflict_handler="resolve",
+                              help="draw the task graph: tasks on their grids, streams, tensors"))
+    p.add_argument("--out", default=None, help="picture to write, .svg or .png (default "
+                   "build/<design>/graph.svg)")
+    p.set_defaults(fn=cmd_graph)
     p = common(sub.add_parser("demo", help="build, simulate and time one design; one summary"))
     p.add_argument("--sim", default="verilator")
     p.add_argument("--device", default="ecp5-85k")
