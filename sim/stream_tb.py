@@ -11,7 +11,8 @@ back to back without reset. Two tests:
   problems (the steady-state cost of a problem sent back to back) must equal it.
 * ``random_backpressure``: random valid gaps on every input, random ready on every output.
 
-A cycle budget stops a stuck run and reports which ports still wait. Results go to
+A cycle budget stops a stuck run and reports which ports still wait and which internal FIFO
+streams (``design.json``'s ``streams``) are full or empty. Results go to
 ``sim_report.json`` in the test directory.
 """
 import json
@@ -145,19 +146,18 @@ async def _run(dut, in_gap, out_gap, seed, name):
                                                  random.Random(rng.random()), results, stamps)))
     expected = design["expected_cycles"]
     slack = 1 + 4 * max(in_gap, out_gap) / max(1e-9, 1 - max(in_gap, out_gap))
-    budget = int(problems * (expected * (1 + slack) * 2 + 100))
+    budget = int(os.environ.get("HWGEN_BUDGET") or problems * (expected * (1 + slack) * 2 + 100))
     start = _cycle()
     while not all(t.done() for t in tasks):
         await RisingEdge(dut.clk)
         if _cycle() - start > budget:
             stuck = [f"{p.spec['name']} ({p.spec['dir']}: {p.done_beats}/{p.total_beats} beats)"
                      for p in ports if p.done_beats < p.total_beats]
+            stuck = ", ".join(stuck) + _stream_states(dut, design)
             for t in tasks:
                 t.cancel()
-            _report(name, design, problems, [], False, f"stuck after {budget} cycles: "
-                    + ", ".join(stuck))
-            assert False, f"cycle budget of {budget} exceeded; ports still waiting: " + \
-                ", ".join(stuck)
+            _report(name, design, problems, [], False, f"stuck after {budget} cycles: " + stuck)
+            assert False, f"cycle budget of {budget} exceeded; ports still waiting: " + stuck
     mismatches = []
     for port in ports:
         if port.spec["dir"] != "out":
@@ -179,6 +179,20 @@ async def _run(dut, in_gap, out_gap, seed, name):
     _report(name, design, problems, cycles, ok, "; ".join(mismatches), intervals)
     assert ok, "output mismatch: " + "; ".join(mismatches[:5])
     return cycles, intervals, design
+
+
+def _stream_states(dut, design):
+    """Which internal FIFO streams are full and which empty, read from the design."""
+    parts = []
+    for s in design.get("streams", []):
+        try:
+            level = int(getattr(dut, s["instance"]).level.value)
+        except (AttributeError, ValueError):
+            parts.append(f"{s['name']} (level not visible)")
+            continue
+        state = "full" if level == s["depth"] else "empty" if level == 0 else "partly full"
+        parts.append(f"{s['name']} {state} ({level}/{s['depth']})")
+    return "; streams: " + ", ".join(parts) if parts else ""
 
 
 def _report(name, design, problems, cycles, ok, detail, intervals=()):

@@ -3,6 +3,7 @@ import json
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -60,9 +61,10 @@ def simulate(graph, out_dir, sim="verilator", problems=3, seed=0, tests=None, la
     return run_manifest(out_dir, graph, sim, problems, seed, tests)
 
 
-def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None):
+def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None, budget=None):
     """Run the testbench on the design described by ``out_dir/design.json`` (any design with
-    that host interface), with golden outputs from ``graph``'s interpreter."""
+    that host interface), with golden outputs from ``graph``'s interpreter. ``budget``
+    overrides the testbench's cycle budget (tests of the stuck-run report use it)."""
     if sim not in SIMULATORS:
         raise HwgenError(f"unknown simulator {sim!r}; use one of {', '.join(SIMULATORS)}")
     from cocotb_tools.runner import get_runner
@@ -97,18 +99,27 @@ def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None
     report_path = os.path.join(test_dir, "sim_report.json")
     if os.path.exists(report_path):
         os.remove(report_path)
-    xml = runner.test(test_module="stream_tb", hdl_toplevel=info["top"], test_dir=test_dir,
-                      build_dir=build_dir, testcase=tests,
-                      extra_env={"HWGEN_DESIGN_DIR": out_dir, "HWGEN_SEED": str(seed + 7),
-                                 "PYTHONPATH": os.pathsep.join([SIM_DIR] + sys.path)},
-                      log_file=os.path.join(test_dir, "sim.log"))
-    total, failed = get_results(xml)
+    xml = os.path.join(test_dir, "results.xml")
+    log = os.path.join(test_dir, "sim.log")
+    if os.path.exists(xml):
+        os.remove(xml)
+    try:
+        runner.test(test_module="stream_tb", hdl_toplevel=info["top"], test_dir=test_dir,
+                    build_dir=build_dir, testcase=tests, results_xml=xml,
+                    extra_env={"HWGEN_DESIGN_DIR": out_dir, "HWGEN_SEED": str(seed + 7),
+                               "HWGEN_BUDGET": str(budget or ""),
+                               "PYTHONPATH": os.pathsep.join([SIM_DIR] + sys.path)},
+                    log_file=log)
+    except SystemExit:
+        pass            # under pytest the runner exits on a failed test; results are read below
+    if not os.path.exists(xml):
+        raise HwgenError(f"{sim} did not run the testbench; see {log}")
+    total, failed = get_results(Path(xml))
     report = {}
     if os.path.exists(report_path):
         with open(report_path) as f:
             report = json.load(f)
-    return {"design": info, "tests": report, "total": total, "failed": failed,
-            "log": os.path.join(test_dir, "sim.log")}
+    return {"design": info, "tests": report, "total": total, "failed": failed, "log": log}
 
 
 def summary(result, sim):

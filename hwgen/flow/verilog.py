@@ -4,7 +4,7 @@ import os
 
 from amaranth.back import verilog
 
-from ..rtl.top import Top
+from ..rtl.top import Top, fifo_instance
 
 
 def manifest(top, verilog_files):
@@ -17,6 +17,9 @@ def manifest(top, verilog_files):
                       "ready": f"{t.name}__ready"})
     return {"top": graph.name, "verilog": list(verilog_files), "clock": "clk", "reset": "rst",
             "params": dict(graph.params), "ports": ports,
+            "streams": [{"name": name, "depth": graph.channels[name].depth,
+                         "instance": fifo_instance(n)}
+                        for n, name in enumerate(top.schedule.fifos)],
             "expected_cycles": top.expected_cycles,
             "interval_cycles": top.interval_cycles,
             "schedule": {"groups": len(top.schedule.groups),

@@ -9,6 +9,18 @@ from amaranth.sim import Simulator
 from ..errors import HwgenError
 
 
+def stream_states(graph, levels):
+    """``"; streams: s full (2/2), t empty (0/2)"`` for a report on a stuck run."""
+    if not levels:
+        return ""
+    parts = []
+    for name, level in sorted(levels.items()):
+        depth = graph.channels[name].depth
+        state = "full" if level == depth else "empty" if level == 0 else "partly full"
+        parts.append(f"{name} {state} ({level}/{depth})")
+    return "; streams: " + ", ".join(parts)
+
+
 def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
     """Run ``problems`` (a list of input dicts) through ``top``.
 
@@ -65,10 +77,14 @@ def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
             ctx.set(port.ready, 0)
         return tb
 
+    levels = {}
+
     async def counter(ctx):
+        fifos = sorted(top.fifos.items())
         while True:
-            await ctx.tick()
+            _, _, *values = await ctx.tick().sample(*(q.level for _, q in fifos))
             clock["n"] += 1
+            levels.update(zip((name for name, _ in fifos), values))
 
     sim = Simulator(top)
     sim.add_clock(1e-8)
@@ -85,6 +101,6 @@ def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
         stuck = [f"{k} ({progress.get(k, 0)}/{n} beats)" for k, n in want.items()
                  if progress.get(k, 0) < n]
         raise HwgenError(f"simulation stopped after {budget} cycles; ports still waiting: "
-                         + ", ".join(stuck))
+                         + ", ".join(stuck) + stream_states(graph, levels))
     cycles = [last[p] - first[p] + 1 for p in range(len(problems))]
     return results, cycles, [last[p] for p in range(len(problems))]

@@ -168,10 +168,12 @@ class Top(wiring.Component):
             for k, (grp, pname, _) in enumerate(writers[t.name]):
                 connect(m, getattr(grp, pname), getattr(buf, f"wr{k}"))
             outs.append(buf)
+        self.fifos = {}         # channel -> SyncFIFO, for simulations that report stuck streams
         for n, name in enumerate(self.schedule.fifos):
             ch = graph.channels[name]
             q = fifo.SyncFIFO(width=ch.dtype.bits, depth=ch.depth)
-            m.submodules[f"fifo{n}"] = q
+            m.submodules[fifo_instance(n)] = q
+            self.fifos[name] = q
             for grp in groups:
                 for pname, c in grp.fifo_puts:
                     if c == name:
@@ -200,6 +202,11 @@ class Top(wiring.Component):
             m.d.comb += finish.eq(_all(pending))
         m.d.comb += [b.consume.eq(finish) for b in ins] + [b.commit.eq(finish) for b in outs]
         return m
+
+
+def fifo_instance(n):
+    """Name of the n-th FIFO's instance in the generated top (``design.json`` lists them)."""
+    return f"fifo{n}"
 
 
 def _all(signals):

@@ -1,4 +1,6 @@
 """cocotb on real simulators: the manifest-driven testbench in sim/ against numpy."""
+import re
+
 import pytest
 
 from hwgen.flow.simulate import simulate, summary
@@ -37,3 +39,17 @@ def test_unknown_simulator_is_an_error(tmp_path):
     graph = load_design(example("producer_consumer"), {"N": 2})
     with pytest.raises(HwgenError, match="unknown simulator"):
         simulate(graph, tmp_path, sim="modelsim")
+
+
+@pytest.mark.parametrize("sim", ["icarus", "verilator"])
+def test_a_stuck_run_reports_ports_and_fifo_streams(tmp_path, sim):
+    from hwgen.flow import verilog
+    from hwgen.flow.simulate import run_manifest
+    graph = load_design(example("gemv_cooperative"), {"P": 2, "M": 3, "K": 4})
+    verilog.write(graph, tmp_path)
+    result = run_manifest(tmp_path, graph, sim=sim, tests=["no_stall"], budget=12)
+    detail = result["tests"]["no_stall"]["detail"]
+    assert result["failed"] == 1 and "stuck after 12 cycles" in detail, detail
+    assert "y (out: 0/9 beats)" in detail, detail
+    assert re.search(r"streams: partial\[0\] (empty|partly full|full) \([0-4]/4\), partial\[1\]",
+                     detail), detail

@@ -79,3 +79,11 @@ def test_bad_lanes_are_clear_errors(lanes, words):
     from hwgen import HwgenError
     with pytest.raises(HwgenError, match=words):
         Top(load_design(example("gemm_os"), {"M": 2, "N": 4, "K": 8}), lanes={"A": lanes})
+
+
+def test_a_stuck_run_names_ports_and_fifo_streams():
+    from hwgen import HwgenError
+    graph = load_design(example("gemv_cooperative"), {"P": 2, "M": 3, "K": 4})
+    with pytest.raises(HwgenError, match=r"stopped after 10 cycles.*y \(0/3 beats\).*streams: "
+                       r"partial\[0\] empty \(0/4\), partial\[1\] empty \(0/4\)"):
+        run_top(Top(graph), problems(graph, 1), budget=10)
