@@ -13,3 +13,8 @@ class HwgenError(Exception):
         if self.loc is None:
             return self.message
         return f"{self.loc[0]}:{self.loc[1]}: {self.message}"
+
+
+class HwgenWarning(UserWarning):
+    """A likely mistake that still compiles (e.g. an accumulator that can overflow its type);
+    reported at the user's line through Python's ``warnings``."""

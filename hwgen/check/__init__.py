@@ -3,6 +3,7 @@ from .arrays import check_arrays
 from .deadlock import check_deadlock
 from .layouts import check_layouts
 from .streams import check_streams
+from .widths import check_widths
 
 
 def check(graph):
@@ -11,4 +12,5 @@ def check(graph):
     check_layouts(graph)
     check_arrays(graph)
     check_deadlock(graph)
+    check_widths(graph)
     return graph

@@ -216,6 +216,7 @@ class Graph:
     channels: dict                  # name -> Channel
     instances: dict                 # name -> Instance
     loc: tuple = None
+    warnings: list = field(default_factory=list)   # HwgenWarning messages from the checks
 
     @property
     def inputs(self):

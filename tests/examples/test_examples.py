@@ -47,6 +47,7 @@ def test_the_library_is_complete():
 @pytest.mark.parametrize("case", CASES, ids=_ids)
 def test_interpreter_equals_numpy(case):
     module, graph = _load(*case)
+    assert graph.warnings == []
     for inputs in _problems(graph, 4):
         got = run(graph, inputs)
         for name, want in module.reference(**inputs).items():

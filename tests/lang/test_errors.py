@@ -24,6 +24,7 @@ CASES = [
     ("read_and_write", "read and written"),
     ("reconvergent", "deadlock at the declared stream depths"),
     ("get_before_put", "gets from its own stream before it puts"),
+    ("const_overflow", "300 does not fit 'x' of type int8"),
 ]
 
 
