@@ -167,6 +167,7 @@ class Tensor:
     type: TensorType
     direction: str = "in"          # "in" (read by tasks) or "out" (written by tasks)
     loc: tuple = None
+    inferred: bool = False         # the layout was inferred from the tasks' accesses
 
     @property
     def dtype(self):

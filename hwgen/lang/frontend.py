@@ -16,6 +16,7 @@ from ..ir.graph import Graph, Tensor
 from ..ir.types import IntType, StreamType, TensorType
 from .body import TaskLowerer
 from .exprs import is_call_to
+from .layouts import infer_layouts
 
 MAX_TENSOR_BITS = 64        # host data travels through numpy int64 arrays
 
@@ -166,8 +167,8 @@ class _RegionParser:
             if t.direction is None:
                 raise HwgenError(f"tensor '{t.name}' is never read or written by any task; "
                                  "remove it or use it", t.loc)
-        return Graph(self.region.name, dict(params), tensors, channels, instances,
-                     loc=self.loc(self.node))
+        return infer_layouts(Graph(self.region.name, dict(params), tensors, channels, instances,
+                                   loc=self.loc(self.node)))
 
     def check_stream_type(self, st, node):
         if not isinstance(st.dtype, IntType):
