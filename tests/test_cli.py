@@ -1,11 +1,13 @@
 """The command line: working commands and clear errors (exit 2, no traceback) on bad input."""
+import glob
+import os
 import subprocess
 import sys
 
 import pytest
 
 from hwgen.cli import main
-from tests.conftest import example
+from tests.conftest import PROGRAMS, example
 
 
 def test_build_writes_verilog(tmp_path, capsys):
@@ -36,3 +38,13 @@ def test_help_explains_the_commands():
                          text=True).stdout
     for cmd in ("build", "sim", "timing", "bitstream", "demo"):
         assert cmd in out
+
+
+BAD = sorted(glob.glob(os.path.join(PROGRAMS, "bad", "*.py")))
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: os.path.basename(p)[:-3])
+def test_every_wrong_program_is_a_clear_error_not_a_traceback(path, tmp_path, capsys):
+    assert main(["build", path, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}:") and "Traceback" not in err, err

@@ -25,6 +25,12 @@ CASES = [
     ("reconvergent", "deadlock at the declared stream depths"),
     ("get_before_put", "gets from its own stream before it puts"),
     ("const_overflow", "300 does not fit 'x' of type int8"),
+    ("meta_if_runtime", "must be decidable at compile time"),
+    ("meta_else_alone", "must directly follow a meta_if"),
+    ("get_under_runtime_if", "stream get under a run-time condition"),
+    ("array_read_after_write", "read after it is written in the same loop iteration"),
+    ("array_initialised", "cannot be initialised in its declaration"),
+    ("get_in_max", "get the value into a local first"),
 ]
 
 
