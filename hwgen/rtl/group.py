@@ -16,7 +16,8 @@ from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Get, LoopIndex, Neg, Put, Read,
-                        Select, SetSlice, Slice, VarRef, Write, Const as IRConst, stmt_exprs)
+                        Select, SetSlice, Slice, VarRef, Write, Const as IRConst, stmt_exprs,
+                        subexprs)
 from ..ir.layout import array_in_memory, index_bounds
 from ..ir.types import Sharded
 from . import ports
@@ -79,16 +80,28 @@ class Group(wiring.Component):
         self.fifo_gets = []
         self._port_of = {}
         self._shard_base = {}
+        shared = {}             # (tensor, bank, index, skew) -> read port name
         members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
 
         def memory_port(access, inst, seg, prefix, table, signature):
-            """A read or write port to the one bank ``access`` touches."""
+            """A read or write port to the one bank ``access`` touches. Reads of the same
+            address by members at the same skew share one port: a broadcast (multicast)."""
+            bank = self._bank(inst, access, seg)
+            key = None
+            if prefix == "rd" and not any(isinstance(e, (VarRef, Get, Read, ArrayRead))
+                                          for i in access.index for e in subexprs(i)):
+                key = (access.tensor, bank, access.index, group.skew[inst.name])
+                if key in shared:
+                    self._port_of[id(access)] = shared[key]
+                    return
             pname = f"{prefix}{len(table)}"
-            table.append((pname, access.tensor, self._bank(inst, access, seg)))
+            table.append((pname, access.tensor, bank))
             depth = bankings[access.tensor].depth
             dtype = graph.tensors[access.tensor].dtype
             members[pname] = Out(signature(depth, shape_of(dtype), slot_bits))
             self._port_of[id(access)] = pname
+            if key is not None:
+                shared[key] = pname
 
         def fifo_port(channel, prefix, table, signature):
             pname = f"{prefix}_{_safe(channel)}"
@@ -133,6 +146,7 @@ class Group(wiring.Component):
         self.lines = {}         # delay line key -> (base value, [registers])
         self.base = {}          # delay line key -> base value
         self.pipes = {}
+        self._driven = set()
         self._controller(m)
         self.links = {ch: [Signal(shape_of(self.graph.channels[ch].dtype), reset_less=True,
                                   name=f"link_{_safe(ch)}_{k}") for k in range(delay)]
@@ -296,11 +310,15 @@ class Group(wiring.Component):
                 m.d.comb += data.eq(port.data)
                 return _Staged(data, 0)
             if isinstance(e, Read):
-                port = getattr(self, self._port_of[id(e)])
+                pname = self._port_of[id(e)]
+                port = getattr(self, pname)
                 parts = [emit(i, env, gi) for i in e.index]
                 lvl = max([level_of(p) for p in parts] + [0])
-                m.d.comb += [port.addr.eq(self._address(e, parts, lvl, at)), port.en.eq(self.en),
-                             port.slot.eq(self._tap(("slot",), skew + lvl))]
+                if pname not in self._driven:       # a shared port is driven once
+                    self._driven.add(pname)
+                    m.d.comb += [port.addr.eq(self._address(e, parts, lvl, at)),
+                                 port.en.eq(self.en),
+                                 port.slot.eq(self._tap(("slot",), skew + lvl))]
                 return _Staged(port.data, lvl + READ_LATENCY)
             if isinstance(e, BinOp):
                 a, b = emit(e.lhs, env, gi), emit(e.rhs, env, gi)

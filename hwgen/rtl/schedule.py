@@ -11,6 +11,7 @@ out one level earlier and its read port is transparent to the write).
 Instances with the same loop structure whose put and get on a stream happen on the same
 iterations run in *lockstep*: one controller, one stall, the consumer ``skew`` cycles behind the
 producer, and the stream lowered to a chain of registers. Other streams are FIFOs between groups.
+Instances that touch no FIFO never stall, so all of them with the same structure share a group.
 Because everything is static between stalls, the cycle count of a problem follows from this
 schedule; ``compute_cycles`` simulates it where FIFOs make it depend on occupancy.
 """
@@ -199,6 +200,15 @@ def schedule(graph):
             lockstep.append(name)
             parent[find(p.name)] = find(c.name)
     fifos = [n for n in graph.channels if n not in lockstep]
+    # Instances that never touch a FIFO never stall: those with the same loop structure share
+    # one controller (and can share identical memory reads: multicast).
+    on_fifo = {find(x) for n in fifos for x in (graph.channels[n].producer,
+                                                 graph.channels[n].consumer)}
+    free = {}
+    for name, inst in graph.instances.items():
+        if find(name) not in on_fifo:
+            other = free.setdefault(structure(inst), name)
+            parent[find(name)] = find(other)
 
     members = {}
     for name in graph.instances:
