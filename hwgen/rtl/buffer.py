@@ -22,6 +22,7 @@ from amaranth.lib.wiring import In, Out
 from ..errors import HwgenError
 from . import ports
 from .ports import shape_of
+from .timing import chained, lane_split
 
 
 def mux_tree(values, sel):
@@ -44,32 +45,9 @@ def _log2(n):
     return (n - 1).bit_length()
 
 
-def lane_split(banking, shape, lanes):
-    """``(F, G)``: elements per bank and banks per beat for ``lanes`` elements per beat, or a
-    HwgenError saying which lane counts fit this tensor's layout."""
-    last, ext = shape[-1], banking.extent[-1]
-    if lanes < 1 or last % lanes:
-        raise HwgenError(f"lanes={lanes} must divide the innermost dimension ({last})")
-    if ext % lanes == 0:
-        f = lanes
-    elif lanes % ext == 0:
-        f = ext
-    else:
-        raise HwgenError(f"lanes={lanes} does not fit a layout with {ext} elements per shard "
-                         "in the innermost dimension; use a divisor or multiple of it")
-    if f & (f - 1):
-        raise HwgenError(f"lanes={lanes} would split banks {f} ways; use a power of two")
-    return f, lanes // f
-
-
 def _sub_address(address, f, depth):
     """``address // f`` in exactly the bits a sub-bank of ``depth`` entries needs."""
     return (Value.cast(address) >> _log2(f))[:_log2(depth)]
-
-
-def chained(banking):
-    """One element per bank: output banks are registers drained through a shift chain."""
-    return banking.depth == 1
 
 
 class _SlotCounter:
@@ -361,7 +339,3 @@ class OutputBuffer(wiring.Component):
             rd_slot.advance()
         return m
 
-
-# Cycles from a commit to the first output beat: the chain loads (or the first read issues) in
-# the cycle after the commit, and the beat is valid one cycle later.
-DRAIN_LATENCY = 2

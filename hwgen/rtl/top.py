@@ -5,15 +5,13 @@ banks and earlier ones drain from the output buffers; in the array, a problem st
 the previous one has issued its iterations, so their wavefronts follow each other. Every value a
 problem uses travels with its slot number, so two problems can share the array.
 """
-import math
-
 from amaranth.hdl import Cat, Module, Signal, unsigned
 from amaranth.lib import fifo, stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
-from ..errors import HwgenError
 from ..ir.layout import banking, tensor_accesses
-from .buffer import DRAIN_LATENCY, InputBuffer, OutputBuffer, chained, lane_split
+from . import timing
+from .buffer import InputBuffer, OutputBuffer
 from .group import Group
 from .schedule import schedule
 
@@ -47,7 +45,8 @@ class Top(wiring.Component):
         self.lanes = {}
         for t in graph.tensors.values():
             want = lanes.get(t.name) if isinstance(lanes, dict) else lanes
-            self.lanes[t.name] = self._auto_lanes(t) if want is None else self._check_lanes(t, want)
+            self.lanes[t.name] = self._auto_lanes(t) if want is None else \
+                timing.check_lanes(t, self.bankings[t.name], want)
         members = {}
         for t in graph.tensors.values():
             sig = stream.Signature(unsigned(t.dtype.bits * self.lanes[t.name]))
@@ -55,64 +54,24 @@ class Top(wiring.Component):
         super().__init__(members)
         self._MustUse__silence = False
 
-    def _check_lanes(self, t, lanes):
-        try:
-            if t.direction == "in":
-                lane_split(self.bankings[t.name], t.shape, lanes)
-            elif lanes != 1 and (not chained(self.bankings[t.name]) or _numel(t) % lanes):
-                raise HwgenError(f"output '{t.name}' supports lanes=1"
-                                 + (" or a divisor of its size" if chained(self.bankings[t.name])
-                                    else ""))
-        except HwgenError as e:
-            raise HwgenError(f"tensor '{t.name}': {e.message}") from None
-        return lanes
+    @property
+    def _compute(self):
+        return self.schedule.compute_cycles
+
+    @property
+    def _starts(self):
+        """Fewest cycles between two problem starts in the array (one problem at a time when
+        FIFOs couple the groups)."""
+        if self.schedule.fifos:
+            return self._compute
+        return max(g.spacing for g in self.schedule.groups)
 
     def _auto_lanes(self, t):
-        """The fewest lanes (a divisor of the innermost dimension that fits the layout) that
-        move the tensor in the time the array spends per problem; the most that fit otherwise."""
-        sched = self.schedule
-        target = sched.compute_cycles if sched.fifos else max(g.spacing for g in sched.groups)
-        if t.direction == "out":
-            target -= 1             # a drain needs one cycle more than its beats
-            if chained(self.bankings[t.name]):
-                target = min(target, 2 * (target + 1) - sched.compute_cycles - 2)
-        need = -(-_numel(t) // max(1, target))
-        fitting = []
-        for lanes in range(1, t.shape[-1] + 1):
-            if t.shape[-1] % lanes == 0:
-                try:
-                    fitting.append(self._check_lanes(t, lanes))
-                except HwgenError:
-                    pass
-        enough = [n for n in fitting if n >= need]
-        return min(enough) if enough else max(fitting)
-
-    def _beats(self, t):
-        return _numel(t) // self.lanes[t.name]
+        return timing.auto_lanes(t, self.bankings[t.name], self._compute, self._starts)
 
     def _timing(self):
-        """(interval, slots): steady-state cycles per problem back to back, and how many
-        problems each buffer holds so that loading and draining never hold that up."""
-        n_in = max(self._beats(t) for t in self.graph.inputs)
-        n_out = max(self._beats(t) for t in self.graph.outputs)
-        compute = self.schedule.compute_cycles
-        if self.schedule.fifos:
-            starts = compute                # one problem at a time
-        else:
-            starts = max(g.spacing for g in self.schedule.groups)
-        interval = max(starts, n_in, n_out + 1)
-        if any(chained(self.bankings[t.name]) for t in self.graph.outputs):
-            # A chain drains problem p-1 before p+1 starts (see OutputBuffer).
-            interval = max(interval, -(-(compute + n_out + 2) // 2))
-        # A slot is busy from the start of its load until its problem finishes (inputs) or has
-        # drained (memory outputs); enough slots hide that behind `interval` per problem.
-        hold = compute + 1 + n_in
-        if any(not chained(self.bankings[t.name]) for t in self.graph.outputs):
-            hold = max(hold, compute + n_out + 3)
-        for slots in (2, 3, 4):
-            if slots * interval >= hold:
-                return interval, slots
-        return max(interval, -(-hold // 4)), 4
+        return timing.host_timing(list(self.graph.tensors.values()), self.bankings, self.lanes,
+                                  self._compute, self._starts)
 
     @property
     def slots(self):
@@ -122,9 +81,7 @@ class Top(wiring.Component):
     def expected_cycles(self):
         """Cycles of one problem that finds the accelerator idle, first input beat to last
         output beat, when the host never stalls: load, compute, commit, drain."""
-        n_in = max(self._beats(t) for t in self.graph.inputs)
-        n_out = max(self._beats(t) for t in self.graph.outputs)
-        return n_in + self.schedule.compute_cycles + DRAIN_LATENCY + n_out
+        return timing.latency(list(self.graph.tensors.values()), self.lanes, self._compute)
 
     @property
     def interval_cycles(self):
@@ -211,7 +168,3 @@ def fifo_instance(n):
 
 def _all(signals):
     return Cat(*signals).all()
-
-
-def _numel(t):
-    return math.prod(t.shape)
