@@ -6,14 +6,19 @@ HWGEN   := $(VENV)/bin/hwgen
 STAMP   := $(VENV)/.installed
 DESIGN  ?= hwgen/examples/gemm_os.py
 PARAMS  ?=
-OUT     ?= build/$(basename $(notdir $(DESIGN)))
+OUT     ?=
+OUTARG   = $(if $(OUT),--out $(OUT))
 SIM     ?= verilator
 DEVICE  ?= ecp5-85k
 BOARD   ?= ulx3s-85f
 LANES   ?= auto
+EXPR    ?= C[i,j] += A[i,k] * B[k,j]
+SIZES   ?= i=8 j=8 k=32
+ARRAY   ?= 4x4
+DSE     := --expr "$(EXPR)" --sizes "$(SIZES)" --array $(ARRAY)
 JOBS    ?= 2
 
-.PHONY: all setup demo test verilog sim timing bitstream graph bench clean iverilog
+.PHONY: all setup demo test verilog sim timing bitstream graph dse bench clean iverilog
 
 all: demo
 
@@ -34,25 +39,29 @@ iverilog:
 setup: $(STAMP) iverilog
 
 demo: setup
-	$(HWGEN) demo $(DESIGN) --params "$(PARAMS)" --out $(OUT) --sim $(SIM) --device $(DEVICE)
+	$(HWGEN) demo "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --sim $(SIM) --device $(DEVICE)
 
 test: setup
 	$(PY) -m pytest -n $(JOBS) -q tests
 
 verilog: setup
-	$(HWGEN) build $(DESIGN) --params "$(PARAMS)" --out $(OUT) --lanes $(LANES)
+	$(HWGEN) build "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --lanes $(LANES) $(DSE)
 
 sim: setup
-	$(HWGEN) sim $(DESIGN) --params "$(PARAMS)" --out $(OUT) --sim $(SIM) --lanes $(LANES)
+	$(HWGEN) sim "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --sim $(SIM) --lanes $(LANES) $(DSE)
 
 timing: setup
-	$(HWGEN) timing $(DESIGN) --params "$(PARAMS)" --out $(OUT) --device $(DEVICE) --lanes $(LANES)
+	$(HWGEN) timing "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSE)
 
 bitstream: setup
-	$(HWGEN) bitstream $(DESIGN) --params "$(PARAMS)" --out $(OUT) --board $(BOARD)
+	$(HWGEN) bitstream $(DESIGN) --params "$(PARAMS)" $(OUTARG) --board $(BOARD)
 
 graph: setup
-	$(HWGEN) graph $(DESIGN) --params "$(PARAMS)" --out $(OUT)/graph.svg
+	$(HWGEN) graph "$(DESIGN)" --params "$(PARAMS)" $(if $(OUT),--out $(OUT)/graph.svg) $(DSE)
+
+# The Rubick-style exploration of a tensor expression: Pareto table and plot in build/dse.
+dse: setup
+	$(HWGEN) dse $(DSE) $(OUTARG)
 
 # Generated vs hand-written vs device limit on ECP5-85k (4x4, 8x8, 12x12; 3 seeds) and the
 # largest array on the iCE40 UP5K; results in build/bench/. Takes about an hour on 2 cores.

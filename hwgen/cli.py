@@ -9,11 +9,43 @@ from .errors import HwgenError
 DEFAULT_DESIGN = "hwgen/examples/gemm_os.py"
 
 
+DEFAULT_EXPR = "C[i,j] += A[i,k] * B[k,j]"
+DEFAULT_SIZES = "i=8 j=8 k=32"
+DEFAULT_ARRAY = "4x4"
+
+
 def _out_dir(args):
     if args.out:
         return args.out
+    if args.design.startswith("dse:"):
+        point = "".join(c if c.isalnum() else "_" for c in args.design[4:]).strip("_")
+        return os.path.join("build", f"dse_{point}")
     name = os.path.splitext(os.path.basename(args.design))[0]
     return os.path.join("build", name)
+
+
+def _array(text):
+    """``"4x4"`` -> (4, 4); ``"8"`` -> (8,)."""
+    try:
+        array = tuple(int(n) for n in str(text).lower().split("x"))
+    except ValueError:
+        array = ()
+    if len(array) not in (1, 2) or any(n < 1 for n in array):
+        raise HwgenError(f"ARRAY must look like 4x4 (2-D) or 8 (1-D), got {text!r}")
+    return array
+
+
+def _exploration(args, progress=False):
+    from .dataflow.expr import parse_expr
+    from .dataflow.explore import explore
+    expr = parse_expr(args.expr)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        def bar(items):
+            return tqdm(items, desc="costing points", unit="point", leave=False)
+    return explore(expr, args.sizes, _array(args.array), progress=bar)
 
 
 def _lanes(args):
@@ -28,6 +60,12 @@ def _lanes(args):
 
 
 def _graph(args):
+    if args.design.startswith("dse:"):
+        from .dataflow.generate import generate
+        if args.params:
+            raise HwgenError("a dse: design takes its sizes from --sizes (make ... SIZES=...), "
+                             "not --params")
+        return generate(_exploration(args).find(args.design[4:]).design)
     from .pipeline import load_design, parse_params
     return load_design(args.design, parse_params(args.params))
 
@@ -124,6 +162,28 @@ def cmd_graph(args):
     return 0
 
 
+def cmd_dse(args):
+    from .dataflow import report
+    result = _exploration(args, progress=True)
+    out = args.out or os.path.join("build", "dse")
+    os.makedirs(out, exist_ok=True)
+    for line in report.summary(result):
+        print(line)
+    print()
+    print(report.table(result.front))
+    with open(os.path.join(out, "front.md"), "w") as f:
+        f.write("\n".join(report.summary(result)) + "\n\n## Pareto front\n\n"
+                + report.table(result.front) + "\n\n## All points\n\n"
+                + report.table(result.points) + "\n")
+    plot = report.plot(result, os.path.join(out, "front.png"))
+    print(f"\nwrote {os.path.join(out, 'front.md')} (every point) and {plot}")
+    best = result.front[0] if result.front else None
+    if best is not None:
+        print(f"build one: make sim DESIGN=dse:{best.id} EXPR=\"{args.expr}\" "
+              f"SIZES=\"{args.sizes}\" ARRAY={args.array}")
+    return 0
+
+
 def cmd_demo(args):
     from .flow import verilog
     from .flow.pnr import timing
@@ -166,9 +226,21 @@ def main(argv=None):
         "returns a @hwgen.region.")
     sub = parser.add_subparsers(dest="command", required=True)
 
+    def explored(p):
+        p.add_argument("--expr", default=DEFAULT_EXPR, help="tensor expression (default "
+                       f"'{DEFAULT_EXPR}')")
+        p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"loop sizes (default "
+                       f"'{DEFAULT_SIZES}')")
+        p.add_argument("--array", default=DEFAULT_ARRAY, help="PE array budget, e.g. 4x4 or 8 "
+                       f"(default {DEFAULT_ARRAY})")
+        return p
+
     def common(p):
         p.add_argument("design", nargs="?", default=DEFAULT_DESIGN,
-                       help=f"design file (default {DEFAULT_DESIGN})")
+                       help=f"design file (default {DEFAULT_DESIGN}), or dse:<point> for a point "
+                       "of `hwgen dse` (its id or map, e.g. dse:3 or \"dse:x=j, y=i, t1=i+j+k\", "
+                       "with the same --expr/--sizes/--array)")
+        explored(p)
         p.add_argument("--params", default="", help='sizes, e.g. "M=8 N=8 K=64" (defaults: '
                        "the build() signature)")
         p.add_argument("--out", default=None, help="output folder (default build/<design>)")
@@ -196,6 +268,15 @@ def main(argv=None):
     p.add_argument("--out", default=None, help="picture to write, .svg or .png (default "
                    "build/<design>/graph.svg)")
     p.set_defaults(fn=cmd_graph)
+    p = explored(sub.add_parser(
+        "dse", help="explore the dataflows of a tensor expression: Pareto table and plot",
+        description="Enumerate access-entry tuples, prune the unrealisable, solve for the "
+        "space-time maps of each on arrays up to --array, cost them (cycles, banks, ports, "
+        "buffers, interconnect, LUT/FF/DSP/BRAM) and print the Pareto front of cycles per "
+        "problem against LUTs; writes front.md and front.png into --out. Build a point with "
+        "`hwgen build|sim|timing dse:<id>` and the same --expr/--sizes/--array."))
+    p.add_argument("--out", default=None, help="output folder (default build/dse)")
+    p.set_defaults(fn=cmd_dse)
     p = common(sub.add_parser("demo", help="build, simulate and time one design; one summary"))
     p.add_argument("--sim", default="verilator")
     p.add_argument("--device", default="ecp5-85k")

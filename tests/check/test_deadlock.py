@@ -1,6 +1,4 @@
 """The static deadlock check: exact at the declared depths, fast, and naming the blocked line."""
-import time
-
 import pytest
 
 from hwgen import HwgenError
@@ -27,7 +25,6 @@ def test_trace_is_run_length_encoded():
     assert runs == [[("get", "h1", 5)], [("put", "h2", 6)]]
 
 
-def test_large_arrays_check_quickly():
-    t = time.time()
-    load_design(example("gemm_os"), {"M": 16, "N": 16, "K": 256})
-    assert time.time() - t < 5
+def test_large_arrays_are_checked_by_runs_not_iterations():
+    graph = load_design(example("gemm_os"), {"M": 16, "N": 16, "K": 256})
+    assert len(trace(graph.instances["pe[5,7]"])) == 1     # 256 iterations, one run
