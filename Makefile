@@ -18,7 +18,7 @@ ARRAY   ?= 4x4
 DSE     := --expr "$(EXPR)" --sizes "$(SIZES)" --array $(ARRAY)
 JOBS    ?= 2
 
-.PHONY: all setup demo test verilog sim timing bitstream graph dse bench clean iverilog
+.PHONY: all setup demo test verilog sim timing bitstream graph dse layers bench clean iverilog
 
 all: demo
 
@@ -62,6 +62,10 @@ graph: setup
 # The Rubick-style exploration of a tensor expression: Pareto table and plot in build/dse.
 dse: setup
 	$(HWGEN) dse $(DSE) $(OUTARG)
+
+# VGG-16 and ResNet-50 layers through the cost model: best dataflow and utilization per layer.
+layers: setup
+	$(HWGEN) layers --array $(if $(filter command line,$(origin ARRAY)),$(ARRAY),12x12)
 
 # Generated vs hand-written vs device limit on ECP5-85k (4x4, 8x8, 12x12; 3 seeds) and the
 # largest array on the iCE40 UP5K; results in build/bench/. Takes about an hour on 2 cores.

@@ -184,6 +184,18 @@ def cmd_dse(args):
     return 0
 
 
+def cmd_layers(args):
+    from tqdm import tqdm
+    from .dataflow.layers import evaluate, format_rows
+    array = _array(args.array)
+    for table in args.tables:
+        rows = evaluate(table, array, progress=lambda xs: tqdm(xs, desc=table, leave=False))
+        print(f"## {table} on a {'x'.join(map(str, array))} array\n")
+        print(format_rows(rows))
+        print()
+    return 0
+
+
 def cmd_demo(args):
     from .flow import verilog
     from .flow.pnr import timing
@@ -277,6 +289,13 @@ def main(argv=None):
         "`hwgen build|sim|timing dse:<id>` and the same --expr/--sizes/--array."))
     p.add_argument("--out", default=None, help="output folder (default build/dse)")
     p.set_defaults(fn=cmd_dse)
+    p = sub.add_parser("layers", help="best dataflow and utilization of VGG-16 and ResNet-50 "
+                       "layers on a PE array (cost model only)")
+    p.add_argument("tables", nargs="*", default=["vgg16", "resnet50"],
+                   help="layer tables: vgg16, resnet50 (default both)")
+    p.add_argument("--array", default="12x12", help="PE array (default 12x12, fits the 156 "
+                   "DSPs of an ECP5-85k)")
+    p.set_defaults(fn=cmd_layers)
     p = common(sub.add_parser("demo", help="build, simulate and time one design; one summary"))
     p.add_argument("--sim", default="verilator")
     p.add_argument("--device", default="ecp5-85k")

@@ -36,10 +36,13 @@ LUTRAM_LIMIT = 64              # Yosys keeps memories of at most this many entri
 
 @dataclass
 class Cost:
-    """What a design point costs. ``cycles`` is the steady-state cycles per problem."""
+    """What a design point costs. ``cycles`` is the steady-state cycles per problem with the
+    host interface; ``array_cycles`` the cycles between problem starts in the array alone (what
+    ``cycles`` would be if loading and draining kept up)."""
     cycles: int
     latency: int
     compute: int
+    array_cycles: int
     pes: int
     macs: int
     lanes: dict
@@ -193,7 +196,7 @@ def cost(design):
     resources["DSP"] = pes
     resources["BRAM"] = sum(_brams(t, bankings[t.name], slots, lanes[t.name]) for t in tensors
                             if t.direction == "in")
-    return Cost(interval, latency, compute, pes, macs, lanes,
+    return Cost(interval, latency, compute, spacing, pes, macs, lanes,
                 sum(b.banks for b in bankings.values()), ports, fanout, buffer, counts, resources)
 
 
