@@ -70,6 +70,7 @@ layers: setup
 # Generated vs hand-written vs device limit on ECP5-85k (4x4, 8x8, 12x12; 3 seeds) and the
 # largest array on the iCE40 UP5K; results in build/bench/. Takes about an hour on 2 cores.
 bench: setup
+	$(PY) benchmarks/dse_speed.py
 	$(PY) benchmarks/bench.py $(BENCH_ARGS)
 
 clean:

@@ -26,3 +26,11 @@ def test_bench_rejects_bad_sizes():
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "bench.py"),
                            "--sizes", "13"], capture_output=True, text=True)
     assert proc.returncode == 2 and "sizes must be" in proc.stderr
+
+
+def test_dse_speed_benchmark_smoke(tmp_path):
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "dse_speed.py"),
+                           "--arrays", "2x2", "--repeat", "1", "--out", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "speed ratio" in (tmp_path / "dse_speed.md").read_text()
