@@ -164,9 +164,13 @@ def cmd_graph(args):
 
 def cmd_dse(args):
     from .dataflow import report
-    result = _exploration(args, progress=True)
+    result = _exploration(args, progress=args.point is None)
     out = args.out or os.path.join("build", "dse")
     os.makedirs(out, exist_ok=True)
+    if args.point is not None:
+        for line in report.details(result.find(args.point)):
+            print(line)
+        return 0
     for line in report.summary(result):
         print(line)
     print()
@@ -288,6 +292,8 @@ def main(argv=None):
         "problem against LUTs; writes front.md and front.png into --out. Build a point with "
         "`hwgen build|sim|timing dse:<id>` and the same --expr/--sizes/--array."))
     p.add_argument("--out", default=None, help="output folder (default build/dse)")
+    p.add_argument("--point", default=None, help="explain one point (id or map): tiles, time "
+                   "loops, entries and data layouts (A·T⁻¹ = L·E), costs")
     p.set_defaults(fn=cmd_dse)
     p = sub.add_parser("layers", help="best dataflow and utilization of VGG-16 and ResNet-50 "
                        "layers on a PE array (cost model only)")

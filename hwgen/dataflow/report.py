@@ -25,6 +25,33 @@ def summary(result):
     return lines
 
 
+def details(point):
+    """Everything about one point: map, tiles, time loops, entries with their data layouts
+    (``A·T⁻¹ = L·E``), memory, interconnect, cycles and resources."""
+    from .layout import describe
+    d, c = point.design, point.cost
+    expr, st = d.tiled
+    lines = [f"point {point.id}: {d}   (skews {', '.join(f'{a}={s}' for a, s in zip('xy', d.skew))})",
+             "  array loops: " + ", ".join(f"{p.name} on {p.trip} PEs" for p in d.spatial),
+             "  time loops, outer to inner: " + ", ".join(f"{p.name}({p.trip})" for p in d.nest),
+             f"  space-time map over the tiled nest: {st}",
+             "  entries and data layouts (tiled nest coordinates):"]
+    for a in expr.accesses:
+        for line in describe(a, st, d.entries[a.tensor]):
+            lines.append("    " + line)
+        if a.tensor in d.missed:
+            lines.append(f"    (built: {d.built[a.tensor].name}; the rest of the reuse is "
+                         "reloaded)")
+    lines += [f"  cycles: {c.cycles} per problem back to back ({c.array_cycles} in the array), "
+              f"latency {c.latency}, utilization {c.utilization:.2f}",
+              f"  memory: {c.banks} banks, {c.ports} read ports (fan-out up to {c.fanout}), "
+              "distinct elements per tile " + ", ".join(f"{t} {n}" for t, n in c.buffer.items()),
+              "  lanes: " + ", ".join(f"{t}={n}" for t, n in c.lanes.items()),
+              "  resources (estimated, ECP5): " + ", ".join(f"{k} {v}" for k, v in
+                                                            c.resources.items())]
+    return lines
+
+
 def row(point):
     d, c = point.design, point.cost
     entries = ", ".join(f"{t} {e}" for t, e in zip(d.expr.tensors, point.tuple))
