@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from ..errors import HwgenError
 from . import linalg
+from .spacetime import format_row
 
 
 def decompose(access, spacetime, entry):
@@ -37,17 +38,7 @@ def decompose(access, spacetime, entry):
 def describe(access, spacetime, entry):
     """Human-readable lines: the entry coordinates and each tensor index as a function of them."""
     l, e = decompose(access, spacetime, entry)
-    names = spacetime.rows
-
-    def combo(row, names):
-        text = ""
-        for c, name in zip(row, names):
-            if c:
-                sign = "-" if c < 0 else ("+" if text else "")
-                text += sign + ("" if abs(c) == 1 else f"{abs(c)}*") + name
-        return text or "0"
-
-    coords = [combo(row, names) for row in e]
-    index = [combo(row, [f"({c})" if len(c) > 2 else c for c in coords]) for row in l]
+    coords = [format_row(row, spacetime.rows) for row in e]
+    index = [format_row(row, [f"({c})" if len(c) > 2 else c for c in coords]) for row in l]
     return [f"{access.tensor}: {entry.name}; entry coordinates E = ({', '.join(coords)}); "
             f"layout L: {access.tensor}[{', '.join(index)}]"]

@@ -34,7 +34,7 @@ def _integer(v):
     return operator.index(v)
 
 
-def _format_row(row, loops):
+def format_row(row, loops):
     text = ""
     for c, l in zip(row, loops):
         if c:
@@ -169,7 +169,7 @@ class SpaceTime:
         return tuple(sum(a * v for a, v in zip(row, point)) for row in self.matrix)
 
     def __str__(self):
-        return ", ".join(f"{r}={_format_row(row, self.loops)}"
+        return ", ".join(f"{r}={format_row(row, self.loops)}"
                          for r, row in zip(self.rows, self.matrix))
 
 
