@@ -10,7 +10,7 @@ import warnings
 
 from ..errors import HwgenError, HwgenWarning
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, Neg, Put,
-                        Read, Select, SetSlice, Slice, VarRef, Write, subexprs)
+                        Read, Select, Slice, VarRef, Write, subexprs)
 from .streams import executions
 
 

@@ -28,6 +28,12 @@ from .spacetime import SpaceTime
 AXES = ("x", "y")
 
 
+def lacks(expr, access, loop):
+    """Whether ``access`` of ``expr`` does not depend on ``loop``."""
+    col = expr.loops.index(loop)
+    return all(row[col] == 0 for row in access.matrix)
+
+
 @dataclass(frozen=True)
 class Part:
     """One loop of the tiled nest: the spatial part of a loop (``axis`` set, ``trip`` PEs) or a
@@ -156,8 +162,7 @@ class Design:
 
     def lacks(self, access, loop):
         """Whether ``access`` does not depend on ``loop``."""
-        col = self.expr.loops.index(loop)
-        return all(row[col] == 0 for row in access.matrix)
+        return lacks(self.expr, access, loop)
 
     # -- space-time map and entries --------------------------------------------------------
 

@@ -1,12 +1,10 @@
 """Design-space exploration: entry tuples -> pruning -> the maps that realise them -> costs ->
 the Pareto front of cycles per problem against LUTs.
 
-1. Candidate tuples: one of the 14 entries (or unicast) per tensor, of the rank its access
-   allows (a tensor read by an n-loop nest with a rank-r access reuses along n - r directions;
-   restricted to (x, y, t1) that is at most 3 - r').
-2. Pruning: an entry of the wrong rank; a direction systolic for one tensor and multicast for
-   another (one axis is either in t1 or not); an output that cannot reduce (it is multicast or
-   not one of stationary / X- / Y-systolic and their planes with stationary).
+1. Candidate tuples: one of the 14 entries (or unicast) per tensor: 15^3 for three tensors.
+2. Pruning: an entry of a reuse dimension (rank) the tensor's access never has under the
+   realisable maps; a direction systolic for one tensor and multicast for another (one axis is
+   either in t1 or not); an output that cannot reduce (``REDUCIBLE``).
 3. Solving: every map of the realisable family (``design``) on every array shape that fits
    (sub-arrays whose sides divide the loops they run) is classified by the reuse it builds
    (equal to the null-space entries unless the map offers more: ``Design.missed``); the maps
@@ -19,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..errors import HwgenError
 from .cost import cost
-from .design import Design
+from .design import Design, lacks
 from .entries import UNICAST, entries
 
 @dataclass
@@ -43,7 +41,8 @@ class Exploration:
     points: list
     front: list
     tuples: dict = field(default_factory=dict)      # stage -> count
-    pruned: dict = field(default_factory=dict)      # reason -> count
+    pruned: dict = field(default_factory=dict)      # tuple pruning reason -> count
+    pruned_maps: dict = field(default_factory=dict)     # why maps cannot be built -> count
     seconds: float = 0.0
 
     def find(self, key):
@@ -75,7 +74,9 @@ def shapes(array, design_sizes, space):
 
 
 def family(expr, sizes, array):
-    """Every realisable design of the family on ``array`` (2-D arrays also host 1-D ones)."""
+    """Every design of the family on ``array`` (2-D arrays also host 1-D ones), realisable or
+    not. A skew of 0 on an axis whose loop every tensor uses builds the same hardware as 1
+    (nothing moves along that axis), so only the skew-1 twin is kept."""
     spaces = [(len(array), array)]
     if len(array) == 2:
         spaces.append((1, (max(array),)))
@@ -84,16 +85,13 @@ def family(expr, sizes, array):
             for shape in shapes(arr, sizes, space):
                 for inner in expr.loops:
                     for skew in itertools.product((1, 0), repeat=dims):
+                        if any(s == 0 and not any(lacks(expr, a, l) for a in expr.accesses)
+                               for s, l in zip(skew, space)):
+                            continue
                         try:
-                            d = Design(expr, sizes, shape, space, inner, skew)
+                            yield Design(expr, sizes, shape, space, inner, skew)
                         except HwgenError:
                             continue
-                        if not any(d.lacks(a, l) for a in expr.accesses for l in space
-                                   if skew[space.index(l)] == 0):
-                            # A skew only matters for a tensor that lacks the axis's loop.
-                            if any(s == 0 for s in skew):
-                                continue
-                        yield d
 
 
 def _parts(name):
@@ -140,14 +138,14 @@ def explore(expr, sizes, array, progress=None):
     designs = list(family(expr, sizes, tuple(array)))
     solved, pruned_maps, ranks = {}, {}, {t: set() for t in expr.tensors}
     for d in designs:
-        for t in expr.tensors:
-            ranks[t].add(d.entries[t].rank)
         reason = d.unrealisable
         if reason:
             reason = reason.split(" (")[0]
             pruned_maps[reason] = pruned_maps.get(reason, 0) + 1
-        else:
-            solved.setdefault(tuple(d.built[t].name for t in expr.tensors), []).append(d)
+            continue
+        for t in expr.tensors:
+            ranks[t].add(d.entries[t].rank)
+        solved.setdefault(tuple(d.built[t].name for t in expr.tensors), []).append(d)
     names = [e.name for e in entries(2)] + [UNICAST]
     candidates = list(itertools.product(names, repeat=len(expr.tensors)))
     pruned, survivors = {}, []
@@ -159,12 +157,12 @@ def explore(expr, sizes, array, progress=None):
             survivors.append(combo)
     todo = [d for combo in survivors for d in solved.get(combo, [])]
     points = [Point(n, d, cost(d)) for n, d in enumerate(progress(todo) if progress else todo)]
-    result = Exploration(expr, sizes, tuple(array), points, pareto(points), pruned=pruned)
+    result = Exploration(expr, sizes, tuple(array), points, pareto(points), pruned=pruned,
+                         pruned_maps=pruned_maps)
     result.tuples = {"candidate tuples": len(candidates), "pruned": len(candidates) -
                      len(survivors), "survivors": len(survivors),
                      "solved": sum(c in solved for c in survivors),
                      "maps": len(designs), "maps not realisable": sum(pruned_maps.values())}
-    result.pruned_maps = pruned_maps
     result.seconds = time.time() - t0
     return result
 
