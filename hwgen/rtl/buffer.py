@@ -21,20 +21,9 @@ from amaranth.lib.wiring import In, Out
 
 from ..errors import HwgenError
 from . import ports
+from .arith import mul_const, mux_tree
 from .ports import shape_of
 from .timing import chained, lane_split
-
-
-def mux_tree(values, sel):
-    """``values[sel]`` as a balanced tree of 2:1 muxes on the bits of ``sel`` (Yosys maps a
-    case statement to a much larger one-hot AND-OR on ECP5)."""
-    sel = Value.cast(sel)
-    level, bit = list(values), 0
-    while len(level) > 1:
-        level = [Mux(sel[bit], level[i + 1], level[i]) if i + 1 < len(level) else level[i]
-                 for i in range(0, len(level), 2)]
-        bit += 1
-    return level[0]
 
 
 def _all(terms):
@@ -94,7 +83,7 @@ class _BeatWalk:
         """Address inside the bank of the beat's first element for that bank."""
         a = Const(0)
         for o, stride in zip(self.offset, self.banking.strides()):
-            a = a + o * stride
+            a = a + mul_const(o, stride)
         return a
 
     def step(self):

@@ -21,7 +21,7 @@ from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Get, LoopIndex, Ne
 from ..ir.layout import array_in_memory, index_bounds
 from ..ir.types import Sharded
 from . import ports
-from .buffer import mux_tree
+from .arith import mul_const, mux_tree
 from .ports import shape_of
 from .schedule import MULT_STAGES, READ_LATENCY
 
@@ -430,7 +430,7 @@ class Group(wiring.Component):
                 addr += (p - base) * stride
             else:
                 term = at(p, level) - base if base else at(p, level)
-                addr = addr + (term * stride if stride != 1 else term)
+                addr = addr + mul_const(term, stride)
         return Const(addr) if isinstance(addr, int) else addr
 
 
@@ -457,9 +457,10 @@ class _LocalArray:
 
     def address(self, parts):
         """Row-major flat address from index parts (ints or values)."""
-        addr = 0
-        for p, n in zip(parts, self.ttype.shape):
-            addr = addr * n + p
+        addr, stride = 0, 1
+        for p, n in zip(reversed(parts), reversed(self.ttype.shape)):
+            addr = addr + (p * stride if isinstance(p, int) else mul_const(p, stride))
+            stride *= n
         if isinstance(addr, int):
             return addr
         a = Signal(range(self.size), name=f"{self.name}_addr")

@@ -8,7 +8,8 @@ from hwgen import HwgenError
 from hwgen.ir.graph import Tensor
 from hwgen.ir.layout import banking
 from hwgen.ir.types import R, S, int8, int32
-from hwgen.rtl.buffer import InputBuffer, OutputBuffer, mux_tree
+from hwgen.rtl.arith import mux_tree
+from hwgen.rtl.buffer import InputBuffer, OutputBuffer
 from hwgen.rtl.timing import lane_split
 
 
