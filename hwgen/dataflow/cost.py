@@ -8,9 +8,10 @@ problem takes its time steps plus the deepest PE's skew and pipeline depth. Lane
 steady-state interval follow from ``rtl.timing``, the rules the generated top is built from, so
 ``Cost.cycles`` equals ``interval_cycles`` and ``Cost.latency`` equals ``expected_cycles``.
 
-Resources are a model over structural counts (multipliers, accumulator, link and pipeline
-register bits, read ports, buffer bits) with coefficients fitted to nextpnr on ECP5
-(``RESOURCE_MODEL``; see ``tests/dataflow/test_cost.py`` and ``make bench``).
+Resources are a model over structural counts of the generated hardware (``_structure``:
+multipliers, accumulator, link and pipeline register bits, memories mapped as Yosys maps them,
+muxes, address arithmetic) with coefficients fitted to nextpnr on ECP5 (``RESOURCE_MODEL``;
+``benchmarks/calibrate.py`` fits them, ``tests/dataflow/test_resources.py`` holds them).
 """
 import itertools
 import math
@@ -18,20 +19,23 @@ from dataclasses import dataclass, field
 
 from ..ir.graph import Tensor
 from ..ir.layout import banking
-from ..ir.types import TensorType
+from ..ir.types import Sharded, TensorType
 from ..rtl import timing
 from ..rtl.schedule import MULT_STAGES, READ_LATENCY
 from .generate import IN_TYPE, OUT_TYPE, layout
 
-# Coefficients per structural count, fitted to nextpnr (ECP5-85k) on generated points.
+# LUT and FF per structural count of ``_structure`` (``base`` = 1 per design): TRELLIS_COMB
+# and TRELLIS_FF as nextpnr-ecp5 counts them on ECP5-85k. Fitted by non-negative least squares
+# (relative errors) on the training points of `.venv/bin/python benchmarks/calibrate.py`
+# (36 generated GEMM / GEMV / conv2d points, nextpnr seed 1; build/calibrate/results.md);
+# tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
+# counted, not fitted: one multiplier per PE, and block RAMs by Yosys's rules.
 RESOURCE_MODEL = {
-    "LUT": {"base": 60.0, "pe": 30.0, "acc_bit": 1.0, "link_bit": 0.0, "port": 10.0,
-            "bank_bit": 0.0, "lane_bit": 1.0, "ctrl_bit": 1.0},
-    "FF": {"base": 40.0, "pe": 16.0, "acc_bit": 1.0, "link_bit": 1.0, "port": 8.0,
-           "bank_bit": 0.0, "lane_bit": 0.0, "ctrl_bit": 1.0},
+    "LUT": {"pe": 23.4, "acc_bit": 1.6, "lutram": 7.4, "mux_bit": 0.41, "ctrl_bit": 2.6,
+            "bram_emu": 0.88, "const_mul": 9.7},
+    "FF": {"base": 85.7, "acc_bit": 0.84, "link_bit": 1.2, "pipe_bit": 0.95, "delay_bit": 0.86,
+           "ctrl_bit": 0.55, "buf_bit": 0.84, "bram_emu": 0.9},
 }
-BRAM_BITS = 18 * 1024          # one DP16KD
-LUTRAM_LIMIT = 64              # Yosys keeps memories of at most this many entries in LUT RAM
 
 
 @dataclass
@@ -181,28 +185,263 @@ def cost(design):
             min(design.sizes[loop], design.pes(design.space.index(loop)))
     buffer = {a.tensor: distinct(a, ranges) for a in expr.accesses}
     macs = math.prod(design.sizes[l] for l in expr.loops)
-    acc_pes = len(writers) if red is not None else 0
-    counts = {
-        "pe": pes,
-        "acc_bit": acc_pes * OUT_TYPE.bits,
-        "link_bit": sum(bits * delay for bits, delay in links),
-        "port": ports + len(writers),
-        "bank_bit": sum(math.prod(t.shape) * t.dtype.bits * slots for t in tensors),
-        "lane_bit": sum(lanes[t.name] * t.dtype.bits for t in tensors),
-        "ctrl_bit": taps * (len(trips) + 3),
-    }
+    counts = _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots, taps,
+                        max(spacing, interval))
     resources = {kind: round(sum(coef * counts.get(k, 1) for k, coef in model.items()))
                  for kind, model in RESOURCE_MODEL.items()}
-    resources["DSP"] = pes
-    resources["BRAM"] = sum(_brams(t, bankings[t.name], slots, lanes[t.name]) for t in tensors
-                            if t.direction == "in")
+    resources["DSP"] = pes * (len(expr.inputs) - 1)
+    resources["BRAM"] = counts["bram"]
     return Cost(interval, latency, compute, spacing, pes, macs, lanes,
                 sum(b.banks for b in bankings.values()), ports, fanout, buffer, counts, resources)
 
 
-def _brams(tensor, bank, slots, lanes):
-    """Block RAMs of an input buffer: each bank (split per lane) holding ``slots`` problems."""
-    entries = bank.depth * (1 << max(0, (slots - 1).bit_length()))
-    if entries <= LUTRAM_LIMIT:
-        return 0
-    return bank.banks * max(1, math.ceil(entries * tensor.dtype.bits / BRAM_BITS))
+# -- resources: what the generated hardware is made of, counted from the design ----------------
+
+def _width(n):
+    """Bits of ``Signal(range(n))``."""
+    return max(0, (n - 1).bit_length())
+
+
+def _odd(n):
+    """``n`` without its factors of two (Yosys turns a multiply by ``2**k * odd`` into a shift
+    of a multiply by ``odd``; by a power of two, into a shift alone)."""
+    n = abs(n)
+    while n and n % 2 == 0:
+        n //= 2
+    return n
+
+
+def _memory(entries, width, reads):
+    """How Yosys's ``memory_libmap`` maps a memory with one write port and ``reads`` read ports
+    on ECP5 (its cost rules with the Lattice libraries): ``(kind, cells, rows)`` with kind
+    ``"lutram"`` (cells: TRELLIS_DPR16X4), ``"bram"`` (DP16KD / PDPW16KD) or ``"ff"``
+    (registers), and ``rows`` the cells one read port muxes between."""
+    reads = max(1, reads)
+    best = (entries * width * 1.0, "ff", 0, entries)         # soft logic: 1 per bit
+    rows = -(-entries // 16)                                 # DPR16X4: 16 x 4, async read
+    cells = rows * -(-width // 4) * reads
+    c = 4 * cells + (rows - 1) * width * reads / 2 + (rows / 2 if rows > 1 else 0) + 2 * reads
+    if c < best[0]:
+        best = (c, "lutram", cells, rows)
+    for bits, depth in ((1, 16384), (2, 8192), (4, 4096), (9, 2048), (18, 1024), (36, 512)):
+        # DP16KD up to 18 bits, PDPW16KD (separate read and write port groups) at 36: a read
+        # that must not see the same cycle's write is emulated (write delayed, bypass).
+        rows = -(-entries // depth)
+        cells = rows * -(-width // bits) * reads
+        emu = 2 * (3 + 4 * reads) if bits == 36 else 2 * 4 * reads
+        c = 128 * cells + (rows - 1) * width * reads / 2 + (rows / 2 if rows > 1 else 0) + emu
+        if c < best[0]:
+            best = (c, "bram" if bits < 36 else "bram36", cells, rows)
+    return best[1:]
+
+
+def _readers(design, skew, tensor):
+    """One PE per read port of an input tensor (the edge PE of a systolic flow, one per
+    multicast row/column at one skew, every PE otherwise), as ``rtl.group`` shares ports."""
+    along = [ax for ax, l in enumerate(design.space) if design.lacks(tensor, l)]
+    flow = next((ax for ax in along if design.skew[ax]), None)
+    seen = {}
+    for pos in skew:
+        if flow is not None and pos[flow] > 0:
+            continue
+        key = tuple(None if ax in along and not design.skew[ax] else p
+                    for ax, p in enumerate(pos))
+        seen.setdefault((key, skew[pos]), pos)
+    return list(seen.values())
+
+
+def _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots, taps, period):
+    """Structural counts of the hardware ``rtl`` builds for ``design``, by component, derived
+    from the design alone (no elaboration): the PE datapaths (product and accumulator
+    registers, partial-sum adders at the width Yosys narrows them to, operand pipelines and
+    held operands, link registers), the controller (counters, the delay lines that carry its
+    flags and loop indices to every PE's skew), the memory ports and their address arithmetic
+    (a multiply by a constant that is not a power of two is a shift-and-add), and the buffers
+    (each memory mapped to LUT RAM, block RAM or registers by Yosys's cost rules; read and write
+    muxes, read registers, output chains).
+
+    Counts: ``pe`` PEs; ``acc_bit`` accumulator bits; ``add_bit`` partial-sum adder bits;
+    ``link_bit`` neighbour link register bits; ``pipe_bit`` product, operand and index pipeline
+    and held-operand register bits; ``delay_bit`` controller delay-line bits; ``ctrl_bit``
+    counter and state bits; ``buf_bit`` buffer register bits; ``lutram`` TRELLIS_DPR16X4 cells;
+    ``mux_bit`` mux data inputs times width; ``addr_bit`` address bits of the array's memory
+    ports; ``lane_bit`` buffer write enables; ``bram`` block RAMs and ``bram_emu`` the register
+    bits Yosys adds around them; ``const_mul`` address multiplies by constants that are not
+    powers of two (shift-and-add adders, ``rtl.arith.mul_const``)."""
+    expr, nest = design.expr, design.nest
+    red = design.reduction_depth
+    trips = [p.trip for p in nest]
+    depth = {p.loop: d for d, p in enumerate(nest)}
+    win, wout = IN_TYPE.bits, OUT_TYPE.bits
+    n = dict.fromkeys(("pe", "acc_bit", "add_bit", "link_bit", "pipe_bit", "delay_bit",
+                       "ctrl_bit", "buf_bit", "lutram", "mux_bit", "addr_bit", "lane_bit",
+                       "const_mul", "bram", "bram_emu"), 0)
+    n["pe"] = len(skew)
+    lines = {("finish",): taps}             # delay line -> longest tap a PE uses
+
+    def tap(key, t):
+        if t > lines.get(key, 0):
+            lines[key] = t
+
+    def back(pos, axis):
+        return pos[:axis] + (pos[axis] - 1,) + pos[axis + 1:]
+
+    systolic = {}
+    for a in expr.inputs:
+        along = [ax for ax, l in enumerate(design.space) if design.lacks(a, l) and design.skew[ax]]
+        if along:
+            systolic[a.tensor] = along[0]
+    got = {(a.tensor, pos): a.tensor in systolic and pos[systolic[a.tensor]] > 0
+           for a in expr.inputs for pos in skew}
+    psum, writes = {}, []
+    for pos in skew:                        # sources before sinks
+        s, levels = skew[pos], []
+        for a in expr.inputs:
+            if got[a.tensor, pos]:
+                src = back(pos, systolic[a.tensor])
+                levels.append(0)
+                n["link_bit"] += win * (s - skew[src] - (0 if got[a.tensor, src] else
+                                                         READ_LATENCY))
+            else:
+                levels.append(READ_LATENCY)
+                if design.lacks(a, design.inner):       # read once per t1 run and held
+                    n["pipe_bit"] += win
+                    tap(("first", len(trips) - 1), s + READ_LATENCY)
+                    tap(("valid",), s + READ_LATENCY)
+        n["pipe_bit"] += win * sum(max(levels) - l for l in levels) + \
+            sum(win * k for k in range(2, len(levels) + 1))      # operand pipes, products
+        value = win * len(levels)
+        if chain is not None and pos[chain] > 0:
+            src = back(pos, chain)
+            n["link_bit"] += psum[src] * (s - skew[src] - prod[src])
+            n["pipe_bit"] += psum[src] * prod[pos]
+            # Yosys narrows the first adder of a chain (two products) to one bit more than a
+            # product; the ones after it stay full width.
+            value = min(wout, value + 1) if psum[src] == value else wout
+            n["add_bit"] += value
+        psum[pos] = value
+        if chain is None or pos[chain] == grid[chain] - 1:
+            t = s + prod[pos]
+            writes.append((pos, t))
+            tap(("valid",), t)
+            if red is not None:
+                n["acc_bit"] += wout
+                tap(("first", red), t)
+                tap(("last", red), t)
+
+    muls = set()                            # (signal, odd constant) multiplies in addresses
+    sums = set()                            # pipelined index sums
+
+    def port(access, pos, level):
+        """A memory port of the PE at ``pos`` whose address is needed at ``level``: delay-line
+        taps, pipelined index sums, multiplies by constants that are not powers of two."""
+        bank = bankings[access.tensor]
+        lay = layout(design, access)
+        t = skew[pos] + level
+        n["addr_bit"] += _log2(bank.depth)
+        tap(("slot",), t)
+        for d, (row, off) in enumerate(zip(access.matrix, access.offset)):
+            var, const = [], off
+            for l, c in zip(expr.loops, row):
+                if c and l in design.space:
+                    const += c * pos[design.space.index(l)] * design.block(l)
+                if c and l in depth:
+                    var.append((depth[l], c))
+            if not var:
+                continue
+            if len(var) == 1 and var[0][1] == 1 and const == 0:
+                signal = ("idx", var[0][0], t)          # a loop index, from its delay line
+                tap(signal[:2], t)
+            else:
+                # A sum: computed at level 0, then pipelined up to ``level`` (PEs at one skew
+                # compute the same one: Yosys merges them).
+                for dd, c in var:
+                    tap(("idx", dd), skew[pos])
+                    if _odd(c) > 1:
+                        muls.add((("idx", dd, skew[pos]), _odd(c)))
+                signal = (tuple(var), const, skew[pos])
+                if level and (signal, level) not in sums:
+                    sums.add((signal, level))
+                    top = const + sum(abs(c) * (trips[dd] - 1) for dd, c in var)
+                    n["pipe_bit"] += _width(top + 1) * level
+            if _odd(bank.strides()[d]) > 1:
+                ext = bank.extent[d]
+                base = const // ext * ext if isinstance(lay[d], Sharded) else 0
+                muls.add(((signal, base), _odd(bank.strides()[d])))
+
+    readers = {}
+    for a in expr.inputs:
+        readers[a.tensor] = _readers(design, skew, a)
+        for pos in readers[a.tensor]:
+            port(a, pos, 0)
+    for pos, t in writes:
+        port(expr.output, pos, t - skew[pos])
+    n["const_mul"] = len(muls)
+
+    slot_w = _width(max(2, slots))
+    slot_bits = max(1, (slots - 1).bit_length())
+    for key, t in lines.items():
+        w = slot_w if key[0] == "slot" else _width(trips[key[1]] + 1) if key[0] == "idx" else 1
+        n["delay_bit"] += t * w
+    n["ctrl_bit"] += _width(max(design.iterations + taps, period) + 1) + 2 + 2 * slot_w + \
+        sum(_width(t + 1) for t in trips)
+
+    for t in tensors:
+        bank, w = bankings[t.name], t.dtype.bits
+        n["ctrl_bit"] += sum(map(_width, bank.extent)) + sum(map(_width, bank.shards)) + \
+            2 * slots + 3 * slot_w
+        n["const_mul"] += sum(1 for e, st in zip(bank.extent, bank.strides())
+                              if _odd(st) > 1 and _width(e) >= 2)
+        if t.direction == "in":
+            f, g = timing.lane_split(bank, t.shape, lanes[t.name])
+            sharded = [l.axis for l in (t.type.layout or ()) if isinstance(l, Sharded)]
+            per_bank = {}
+            for pos in readers[t.name]:
+                key = tuple(pos[ax] for ax in sharded)
+                per_bank[key] = per_bank.get(key, 0) + 1
+            entries = (1 << slot_bits) << _log2(bank.depth // f)
+            # A beat writes G banks. Unless it spans every shard of the innermost dimension (the
+            # lane -> bank map is then fixed), each memory has G write ports that Yosys merges.
+            merged = g > 1 and bank.shards[-1] > g
+            n["lane_bit"] += bank.banks * (g if merged else 1)
+            for rp in per_bank.values():
+                _buffer_memory(n, entries, w, rp, f)
+                if merged:
+                    n["mux_bit"] += f * g * (w + _log2(entries))
+                n["buf_bit"] += rp * (w + _log2(f))             # read register, sub-bank
+                if f > 1:
+                    n["mux_bit"] += rp * f * w
+        elif bank.depth == 1:               # registers drained through a shift chain
+            beats = bank.banks // lanes[t.name]
+            n["buf_bit"] += 2 * w * bank.banks + _width(beats + 1) + _width(slots + 2) + 2
+            n["mux_bit"] += 2 * w * max(0, bank.banks - lanes[t.name])
+        else:
+            entries = (1 << slot_bits) << _log2(bank.depth)
+            _buffer_memory(n, entries, w, 1, bank.banks)
+            n["buf_bit"] += _width(bank.banks) + 3
+            if bank.banks > 1:
+                n["mux_bit"] += bank.banks * w
+    return n
+
+
+def _log2(n):
+    return (n - 1).bit_length()
+
+
+def _buffer_memory(n, entries, width, reads, copies):
+    """Add ``copies`` memories of ``entries`` x ``width`` with ``reads`` read ports to ``n``."""
+    kind, cells, rows = _memory(entries, width, reads)
+    if kind.startswith("bram"):
+        n["bram"] += copies * cells
+        # Registers Yosys adds around a block RAM: the emulated read-before-write of PDPW16KD
+        # (write delayed, read bypassed), a data register on DP16KD.
+        n["bram_emu"] += copies * (2 * width + 7 if kind == "bram36" else width)
+        return
+    if kind == "lutram":
+        n["lutram"] += copies * cells
+    else:
+        n["buf_bit"] += copies * entries * width
+    n["buf_bit"] += copies * reads * width              # the synchronous read's register
+    n["lane_bit"] += copies * rows                       # write enables per row
+    if rows > 1:
+        n["mux_bit"] += copies * reads * rows * width
