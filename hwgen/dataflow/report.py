@@ -55,7 +55,7 @@ def details(point):
 def row(point):
     d, c = point.design, point.cost
     entries = ", ".join(f"{t} {e}" for t, e in zip(d.expr.tensors, point.tuple))
-    note = "; ".join(f"{t}: {e.name} reuse not exploited" for t, e in d.missed.items())
+    note = "; ".join(f"unexploited reuse {e}" for e in d.missed.values())
     buffer = " ".join(f"{t}:{n}" for t, n in c.buffer.items())
     r = c.resources
     return (str(point.id), d.spacetime_text(), "x".join(map(str, d.array)), entries,
