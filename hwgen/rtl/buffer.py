@@ -75,7 +75,7 @@ class _BeatWalk:
         for d, (s, n) in enumerate(zip(self.shard, self.banking.shards)):
             if d == len(self.shard) - 1:
                 s = s + lane_bank
-            b = b * n + s if n > 1 else b
+            b = mul_const(b, n) + s if n > 1 else b
         return b
 
     @property
