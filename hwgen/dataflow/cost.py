@@ -75,41 +75,35 @@ def _tensors(design):
     return out
 
 
-def _skews(design):
-    """Per PE: (skew, product level), by the schedule's rules on the generated bodies; and
-    the register links as (width, delay)."""
-    expr = design.expr
-    grid = [design.pes(a) for a in range(len(design.space))]
-    systolic = {}                   # input tensor -> axis it flows along
-    for a in expr.inputs:
-        along = [ax for ax, l in enumerate(design.space) if design.lacks(a, l) and design.skew[ax]]
-        if along:
-            systolic[a.tensor] = along[0]
-    chain = [ax for ax, l in enumerate(design.space) if design.lacks(expr.output, l)]
-    chain = chain[0] if chain else None
-    skew, prod, links = {}, {}, []
+def _back(pos, axis):
+    """The neighbour of PE ``pos`` one step back along ``axis``."""
+    return pos[:axis] + (pos[axis] - 1,) + pos[axis + 1:]
 
-    def level(pos, tensor):
-        axis = systolic.get(tensor)
+
+def _skews(design):
+    """Per PE (in row-major order, sources before sinks): its skew and its product's level,
+    by the schedule's rules on the generated bodies."""
+    expr, chain = design.expr, design.chain
+    grid = [design.pes(a) for a in range(len(design.space))]
+    skew, prod = {}, {}
+
+    def level(pos, access):
+        axis = design.flow(access)
         return 0 if axis is not None and pos[axis] > 0 else READ_LATENCY
 
-    def step_back(pos, axis):
-        return pos[:axis] + (pos[axis] - 1,) + pos[axis + 1:]
-
-    for pos in itertools.product(*(range(n) for n in grid)):      # sources before sinks
-        prod[pos] = max(level(pos, a.tensor) for a in expr.inputs) + MULT_STAGES
-        incoming = []           # (source PE, skew it adds, bits)
+    for pos in itertools.product(*(range(n) for n in grid)):
+        prod[pos] = max(level(pos, a) for a in expr.inputs) + MULT_STAGES
+        incoming = []           # (source PE, skew it adds)
         for a in expr.inputs:
-            axis = systolic.get(a.tensor)
+            axis = design.flow(a)
             if axis is not None and pos[axis] > 0:
-                src = step_back(pos, axis)
-                incoming.append((src, level(src, a.tensor) + 1, IN_TYPE.bits))
+                src = _back(pos, axis)
+                incoming.append((src, level(src, a) + 1))
         if chain is not None and pos[chain] > 0:
-            src = step_back(pos, chain)
-            incoming.append((src, prod[src] + 1, OUT_TYPE.bits))
-        skew[pos] = max((skew[src] + w for src, w, _ in incoming), default=0)
-        links.extend((bits, skew[pos] - skew[src] - (w - 1)) for src, w, bits in incoming)
-    return skew, prod, links, chain
+            src = _back(pos, chain)
+            incoming.append((src, prod[src] + 1))
+        skew[pos] = max((skew[src] + w for src, w in incoming), default=0)
+    return skew, prod
 
 
 def distinct(access, ranges):
@@ -144,7 +138,8 @@ def cost(design):
     grid = tuple(design.pes(a) for a in range(len(design.space)))
     pes = math.prod(grid)
     iterations = design.iterations
-    skew, prod, links, chain = _skews(design)
+    skew, prod = _skews(design)
+    chain = design.chain
     depth = {p: prod[p] + 1 for p in skew}
     taps = max(skew[p] + depth[p] - 1 for p in skew)
     compute = iterations + taps
@@ -162,31 +157,17 @@ def cost(design):
     interval, slots = timing.host_timing(tensors, bankings, lanes, compute, spacing)
     latency = timing.latency(tensors, lanes, compute)
 
-    # Read ports: edge PEs of a systolic tensor, one per multicast group, every PE otherwise.
-    ports, fanout = 0, 1
-    for a in expr.inputs:
-        readers = set()
-        for pos in skew:
-            along = [ax for ax, l in enumerate(design.space) if design.lacks(a, l)]
-            key = list(pos)
-            if any(design.skew[ax] for ax in along):
-                ax = next(ax for ax in along if design.skew[ax])
-                if pos[ax] > 0:
-                    continue
-            for ax in along:
-                if not design.skew[ax]:
-                    key[ax] = None          # multicast: one port for the whole row/column
-            readers.add((tuple(key), skew[pos]))
-        ports += len(readers)
-        fanout = max(fanout, pes // max(1, len(readers)))
+    readers = {a.tensor: _readers(design, skew, a) for a in expr.inputs}
+    ports = sum(len(r) for r in readers.values())
+    fanout = max(pes // len(r) for r in readers.values())
     ranges = {}
     for loop in expr.loops:
         ranges[loop] = design.sizes[loop] if loop not in design.space else \
             min(design.sizes[loop], design.pes(design.space.index(loop)))
     buffer = {a.tensor: distinct(a, ranges) for a in expr.accesses}
     macs = math.prod(design.sizes[l] for l in expr.loops)
-    counts = _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots, taps,
-                        max(spacing, interval))
+    counts = _structure(design, grid, skew, prod, readers, tensors, bankings, lanes, slots,
+                        taps, max(spacing, interval))
     resources = {kind: round(sum(coef * counts.get(k, 1) for k, coef in model.items()))
                  for kind, model in RESOURCE_MODEL.items()}
     resources["DSP"] = pes * (len(expr.inputs) - 1)
@@ -239,7 +220,7 @@ def _readers(design, skew, tensor):
     """One PE per read port of an input tensor (the edge PE of a systolic flow, one per
     multicast row/column at one skew, every PE otherwise), as ``rtl.group`` shares ports."""
     along = [ax for ax, l in enumerate(design.space) if design.lacks(tensor, l)]
-    flow = next((ax for ax in along if design.skew[ax]), None)
+    flow = design.flow(tensor)
     seen = {}
     for pos in skew:
         if flow is not None and pos[flow] > 0:
@@ -250,7 +231,8 @@ def _readers(design, skew, tensor):
     return list(seen.values())
 
 
-def _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots, taps, period):
+def _structure(design, grid, skew, prod, readers, tensors, bankings, lanes, slots, taps,
+               period):
     """Structural counts of the hardware ``rtl`` builds for ``design``, by component, derived
     from the design alone (no elaboration): the PE datapaths (product and accumulator
     registers, partial-sum adders at the width Yosys narrows them to, operand pipelines and
@@ -268,7 +250,7 @@ def _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots,
     ports; ``lane_bit`` buffer write enables; ``bram`` block RAMs and ``bram_emu`` the register
     bits Yosys adds around them; ``const_mul`` address multiplies by constants that are not
     powers of two (shift-and-add adders, ``rtl.arith.mul_const``)."""
-    expr, nest = design.expr, design.nest
+    expr, nest, chain = design.expr, design.nest, design.chain
     red = design.reduction_depth
     trips = [p.trip for p in nest]
     depth = {p.loop: d for d, p in enumerate(nest)}
@@ -283,22 +265,14 @@ def _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots,
         if t > lines.get(key, 0):
             lines[key] = t
 
-    def back(pos, axis):
-        return pos[:axis] + (pos[axis] - 1,) + pos[axis + 1:]
-
-    systolic = {}
-    for a in expr.inputs:
-        along = [ax for ax, l in enumerate(design.space) if design.lacks(a, l) and design.skew[ax]]
-        if along:
-            systolic[a.tensor] = along[0]
-    got = {(a.tensor, pos): a.tensor in systolic and pos[systolic[a.tensor]] > 0
+    got = {(a.tensor, pos): design.flow(a) is not None and pos[design.flow(a)] > 0
            for a in expr.inputs for pos in skew}
     psum, writes = {}, []
     for pos in skew:                        # sources before sinks
         s, levels = skew[pos], []
         for a in expr.inputs:
             if got[a.tensor, pos]:
-                src = back(pos, systolic[a.tensor])
+                src = _back(pos, design.flow(a))
                 levels.append(0)
                 n["link_bit"] += win * (s - skew[src] - (0 if got[a.tensor, src] else
                                                          READ_LATENCY))
@@ -312,7 +286,7 @@ def _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots,
             sum(win * k for k in range(2, len(levels) + 1))      # operand pipes, products
         value = win * len(levels)
         if chain is not None and pos[chain] > 0:
-            src = back(pos, chain)
+            src = _back(pos, chain)
             n["link_bit"] += psum[src] * (s - skew[src] - prod[src])
             n["pipe_bit"] += psum[src] * prod[pos]
             # Yosys narrows the first adder of a chain (two products) to one bit more than a
@@ -338,7 +312,7 @@ def _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots,
         bank = bankings[access.tensor]
         lay = layout(design, access)
         t = skew[pos] + level
-        n["addr_bit"] += _log2(bank.depth)
+        n["addr_bit"] += _width(bank.depth)
         tap(("slot",), t)
         for d, (row, off) in enumerate(zip(access.matrix, access.offset)):
             var, const = [], off
@@ -369,9 +343,7 @@ def _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots,
                 base = const // ext * ext if isinstance(lay[d], Sharded) else 0
                 muls.add(((signal, base), _odd(bank.strides()[d])))
 
-    readers = {}
     for a in expr.inputs:
-        readers[a.tensor] = _readers(design, skew, a)
         for pos in readers[a.tensor]:
             port(a, pos, 0)
     for pos, t in writes:
@@ -399,7 +371,7 @@ def _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots,
             for pos in readers[t.name]:
                 key = tuple(pos[ax] for ax in sharded)
                 per_bank[key] = per_bank.get(key, 0) + 1
-            entries = (1 << slot_bits) << _log2(bank.depth // f)
+            entries = (1 << slot_bits) << _width(bank.depth // f)
             # A beat writes G banks. Unless it spans every shard of the innermost dimension (the
             # lane -> bank map is then fixed), each memory has G write ports that Yosys merges.
             merged = g > 1 and bank.shards[-1] > g
@@ -407,8 +379,8 @@ def _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots,
             for rp in per_bank.values():
                 _buffer_memory(n, entries, w, rp, f)
                 if merged:
-                    n["mux_bit"] += f * g * (w + _log2(entries))
-                n["buf_bit"] += rp * (w + _log2(f))             # read register, sub-bank
+                    n["mux_bit"] += f * g * (w + _width(entries))
+                n["buf_bit"] += rp * (w + _width(f))             # read register, sub-bank
                 if f > 1:
                     n["mux_bit"] += rp * f * w
         elif bank.depth == 1:               # registers drained through a shift chain
@@ -416,16 +388,12 @@ def _structure(design, grid, skew, prod, chain, tensors, bankings, lanes, slots,
             n["buf_bit"] += 2 * w * bank.banks + _width(beats + 1) + _width(slots + 2) + 2
             n["mux_bit"] += 2 * w * max(0, bank.banks - lanes[t.name])
         else:
-            entries = (1 << slot_bits) << _log2(bank.depth)
+            entries = (1 << slot_bits) << _width(bank.depth)
             _buffer_memory(n, entries, w, 1, bank.banks)
             n["buf_bit"] += _width(bank.banks) + 3
             if bank.banks > 1:
                 n["mux_bit"] += bank.banks * w
     return n
-
-
-def _log2(n):
-    return (n - 1).bit_length()
 
 
 def _buffer_memory(n, entries, width, reads, copies):

@@ -11,9 +11,10 @@ apart: systolic), ``sx = 0`` keeps it out (the whole row at once: multicast).
 
 Every tensor's reuse follows from which of ``a``, ``b``, ``c`` it does not depend on:
 lacking ``a`` it moves along x (``(1, 0 | sx)``), lacking ``b`` along y, lacking ``c`` it stays
-(``(0, 0 | 1)``). ``entries`` classifies each tensor from the null space of ``A·T⁻¹`` on the tiled loop nest
-(first principles), ``built`` from what the generator builds; ``missed`` lists reuse the map
-offers that the hardware does not exploit (it reloads those values: correct, but more reads).
+(``(0, 0 | 1)``). ``entries`` classifies each tensor from the null space of ``A·T⁻¹`` on the
+tiled loop nest (first principles), ``built`` from what the generator builds; ``missed`` lists
+reuse the map offers that the hardware does not exploit (it reloads those values: correct, but
+more reads).
 ``unrealisable`` says why a point cannot be built at all (an output would need an adder tree,
 partial sums would need an accumulator buffer, ...).
 """
@@ -163,6 +164,19 @@ class Design:
     def lacks(self, access, loop):
         """Whether ``access`` does not depend on ``loop``."""
         return lacks(self.expr, access, loop)
+
+    def flow(self, access):
+        """The axis an input flows along from neighbour to neighbour (systolic: it does not
+        depend on the axis's loop and the axis is in t1), or None: every PE reads it."""
+        return next((ax for ax, l in enumerate(self.space)
+                     if self.lacks(access, l) and self.skew[ax]), None)
+
+    @cached_property
+    def chain(self):
+        """The axis the output's partial sums move along (it does not depend on that axis's
+        loop), or None: each PE owns its output elements."""
+        return next((ax for ax, l in enumerate(self.space)
+                     if self.lacks(self.expr.output, l)), None)
 
     # -- space-time map and entries --------------------------------------------------------
 

@@ -73,25 +73,35 @@ def shapes(array, design_sizes, space):
     return list(itertools.product(*sides))
 
 
+def maps(expr, dims):
+    """Every ``(space, inner, skew)`` of the family for a ``dims``-D array. A skew of 0 on an
+    axis whose loop every tensor uses builds the same hardware as 1 (nothing moves along that
+    axis), so only the skew-1 twin is kept."""
+    for space in itertools.permutations(expr.loops, dims):
+        for inner in expr.loops:
+            for skew in itertools.product((1, 0), repeat=dims):
+                if not any(s == 0 and not any(lacks(expr, a, l) for a in expr.accesses)
+                           for s, l in zip(skew, space)):
+                    yield space, inner, skew
+
+
 def family(expr, sizes, array):
-    """Every design of the family on ``array`` (2-D arrays also host 1-D ones), realisable or
-    not. A skew of 0 on an axis whose loop every tensor uses builds the same hardware as 1
-    (nothing moves along that axis), so only the skew-1 twin is kept."""
+    """Every design of the family on ``array`` and the shapes that fit in it (2-D arrays also
+    host 1-D ones), realisable or not."""
     spaces = [(len(array), array)]
     if len(array) == 2:
         spaces.append((1, (max(array),)))
     for dims, arr in spaces:
-        for space in itertools.permutations(expr.loops, dims):
+        by_space = {}           # ids number points by axis loops, then shape, then t1 and skew
+        for space, inner, skew in maps(expr, dims):
+            by_space.setdefault(space, []).append((inner, skew))
+        for space, rest in by_space.items():
             for shape in shapes(arr, sizes, space):
-                for inner in expr.loops:
-                    for skew in itertools.product((1, 0), repeat=dims):
-                        if any(s == 0 and not any(lacks(expr, a, l) for a in expr.accesses)
-                               for s, l in zip(skew, space)):
-                            continue
-                        try:
-                            yield Design(expr, sizes, shape, space, inner, skew)
-                        except HwgenError:
-                            continue
+                for inner, skew in rest:
+                    try:
+                        yield Design(expr, sizes, shape, space, inner, skew)
+                    except HwgenError:
+                        continue
 
 
 def _parts(name):

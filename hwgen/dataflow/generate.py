@@ -126,9 +126,7 @@ def generate(design, name="dse"):
         for a in expr.inputs:
             var = f"v_{a.tensor}"
             types[var] = IN_TYPE
-            along = [ax for ax, l in enumerate(design.space)
-                     if design.lacks(a, l) and design.skew[ax]]
-            axis = along[0] if along else None
+            axis = design.flow(a)
             if axis is not None and pos[axis] > 0:
                 body.append(Assign(var, Get(link(a.tensor, axis, pe, IN_TYPE, "get"))))
             else:
@@ -143,9 +141,8 @@ def generate(design, name="dse"):
         types["prod"] = OUT_TYPE
         body.append(Assign("prod", product))
         term = VarRef("prod")
-        chain = [ax for ax, l in enumerate(design.space) if design.lacks(out, l)]
-        if chain:
-            ax = chain[0]
+        ax = design.chain
+        if ax is not None:
             if pos[ax] > 0:
                 types["psum"] = OUT_TYPE
                 body.append(Assign("psum", _add(Get(link(out.tensor, ax, pe, OUT_TYPE, "get")),

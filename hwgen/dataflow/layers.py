@@ -11,12 +11,12 @@ tensors do not fit in an FPGA's block RAM: a deployment streams tiles from DRAM,
 cycles (compute, fill and drain) are the figure to compare; ``host-bound`` gives the cycles per
 layer if every tensor crossed hwgen's host ports at the lanes the model picks.
 """
-import itertools
 import math
 
 from ..errors import HwgenError
 from .cost import cost
 from .design import Design
+from .explore import maps
 from .expr import parse_expr
 
 CONV = "O[k,p,q] += I[c,p+r,q+s] * W[k,c,r,s]"
@@ -55,20 +55,17 @@ def best(expr, sizes, array):
     """``(design, cost, utilization)`` of the map with the fewest array cycles on ``array``."""
     macs = math.prod(sizes[l] for l in expr.loops)
     found = None
-    for space in itertools.permutations(expr.loops, len(array)):
-        grown = padded(sizes, space, array)
-        for inner in expr.loops:
-            for skew in itertools.product((1, 0), repeat=len(array)):
-                try:
-                    d = Design(expr, grown, tuple(array), space, inner, skew)
-                except HwgenError:
-                    continue
-                if d.unrealisable:
-                    continue
-                c = cost(d)
-                key = (c.array_cycles, c.resources["LUT"])
-                if found is None or key < found[0]:
-                    found = (key, d, c)
+    for space, inner, skew in maps(expr, len(array)):
+        try:
+            d = Design(expr, padded(sizes, space, array), tuple(array), space, inner, skew)
+        except HwgenError:
+            continue
+        if d.unrealisable:
+            continue
+        c = cost(d)
+        key = (c.array_cycles, c.resources["LUT"])
+        if found is None or key < found[0]:
+            found = (key, d, c)
     if found is None:
         raise HwgenError(f"no realisable dataflow for {expr.text} on {array}")
     _, d, c = found

@@ -31,7 +31,8 @@ def details(point):
     from .layout import describe
     d, c = point.design, point.cost
     expr, st = d.tiled
-    lines = [f"point {point.id}: {d}   (skews {', '.join(f'{a}={s}' for a, s in zip('xy', d.skew))})",
+    skews = ", ".join(f"{a}={s}" for a, s in zip("xy", d.skew))
+    lines = [f"point {point.id}: {d}   (skews {skews})",
              "  array loops: " + ", ".join(f"{p.name} on {p.trip} PEs" for p in d.spatial),
              "  time loops, outer to inner: " + ", ".join(f"{p.name}({p.trip})" for p in d.nest),
              f"  space-time map over the tiled nest: {st}",

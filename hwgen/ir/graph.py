@@ -12,7 +12,15 @@ import math
 
 from .types import TensorType, StreamType
 
-BINARY_OPS = ("+", "-", "*", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=")
+# ``a op b`` on Python integers: the interpreter's semantics, and constant folding's.
+BINARY = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+    "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b), "<": lambda a, b: int(a < b),
+    "<=": lambda a, b: int(a <= b), ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b),
+}
+BINARY_OPS = tuple(BINARY)
 COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 

@@ -11,17 +11,8 @@ from collections import deque
 import numpy as np
 
 from ..errors import HwgenError
-from .graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read,
-                    Select, SetSlice, Slice, VarRef, Write, pred_holds)
-
-_BINARY = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
-    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
-    "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b), "<": lambda a, b: int(a < b),
-    "<=": lambda a, b: int(a <= b), ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b),
-}
-
+from .graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, Neg, Put,
+                    Read, Select, SetSlice, Slice, VarRef, Write, pred_holds)
 
 def check_inputs(graph, inputs):
     """The input arrays as int64 numpy arrays, after checking names, shapes and value ranges."""
@@ -102,7 +93,7 @@ class _Machine:
         if isinstance(e, BinOp):
             a = yield from self.eval(e.lhs, env, idx)
             b = yield from self.eval(e.rhs, env, idx)
-            return _BINARY[e.op](a, b)
+            return BINARY[e.op](a, b)
         if isinstance(e, Neg):
             return -(yield from self.eval(e.operand, env, idx))
         if isinstance(e, Slice):

@@ -7,19 +7,14 @@ scope that defined the region (sizes, types). Anything built only from constants
 """
 import ast
 
-from ..ir.graph import (ArrayRead, BinOp, Channel, Const, Get, LoopIndex, Neg, Read, Select, Slice,
-                        VarRef, subexprs)
+from ..ir.graph import (BINARY, ArrayRead, BinOp, Channel, Const, Get, LoopIndex, Neg, Read,
+                        Select, Slice, VarRef, subexprs)
 from ..ir.layout import index_bounds
 from ..ir.types import StreamType
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|",
           ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
-_FOLD = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "&": int.__and__,
-         "|": int.__or__, "^": int.__xor__, "<<": int.__lshift__, ">>": int.__rshift__,
-         "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
-         "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b),
-         ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b)}
 CONSTRUCT_NAMES = {ast.While: "while loop", ast.Return: "return", ast.Break: "break",
                    ast.Continue: "continue", ast.Try: "try", ast.With: "with",
                    ast.FunctionDef: "nested function", ast.Lambda: "lambda",
@@ -109,7 +104,7 @@ class ExprLowerer:
             if isinstance(node.op, ast.Mod) and rhs.value:
                 return Const(lhs.value % rhs.value)
             if op is not None:
-                return Const(_FOLD[op](lhs.value, rhs.value))
+                return Const(BINARY[op](lhs.value, rhs.value))
         if op is None:
             self.error(f"operator `{ast.unparse(node)}` is not supported on run-time values "
                        "(no division or modulo in hardware yet; shift by a constant instead)",
@@ -139,7 +134,7 @@ class ExprLowerer:
         lhs = self.expr(node.left, const_only)
         rhs = self.expr(node.comparators[0], const_only)
         if isinstance(lhs, Const) and isinstance(rhs, Const):
-            return Const(_FOLD[op](lhs.value, rhs.value))
+            return Const(BINARY[op](lhs.value, rhs.value))
         return BinOp(op, lhs, rhs)
 
     def _expr_BoolOp(self, node, const_only):

@@ -15,9 +15,9 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Get, LoopIndex, Neg, Put, Read,
-                        Select, SetSlice, Slice, VarRef, Write, Const as IRConst, stmt_exprs,
-                        subexprs)
+from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Get, LoopIndex, Neg, Put,
+                        Read, Select, SetSlice, Slice, VarRef, Write, Const as IRConst,
+                        stmt_exprs, subexprs)
 from ..ir.layout import array_in_memory, index_bounds
 from ..ir.types import Sharded
 from . import ports
@@ -323,7 +323,7 @@ class Group(wiring.Component):
             if isinstance(e, BinOp):
                 a, b = emit(e.lhs, env, gi), emit(e.rhs, env, gi)
                 if isinstance(a, int) and isinstance(b, int):
-                    return _fold(e.op, a, b)
+                    return BINARY[e.op](a, b)
                 lvl = max(level_of(a), level_of(b))
                 if e.op == "*" and not isinstance(a, int) and not isinstance(b, int):
                     # Optional operand registers, then the product register.
@@ -496,9 +496,6 @@ class _LocalArray:
                           self.wp.data.eq(data)]
 
 
-def _fold(op, a, b):
-    from ..ir.interp import _BINARY
-    return _BINARY[op](a, b)
 
 
 def _binop(op, a, b):
