@@ -18,7 +18,7 @@ ARRAY   ?= 4x4
 DSE     := --expr "$(EXPR)" --sizes "$(SIZES)" --array $(ARRAY)
 JOBS    ?= 2
 
-.PHONY: all setup demo test verilog sim timing bitstream graph dse layers bench clean iverilog
+.PHONY: all setup demo test test-fast verilog sim timing bitstream graph dse layers bench clean iverilog
 
 all: demo
 
@@ -41,8 +41,12 @@ setup: $(STAMP) iverilog
 demo: setup
 	$(HWGEN) demo "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --sim $(SIM) --device $(DEVICE)
 
+# The complete suite (what CI runs) and the everyday tier: no place-and-route, Icarus only.
 test: setup
 	$(PY) -m pytest -n $(JOBS) -q tests
+
+test-fast: setup
+	$(PY) -m pytest -n $(JOBS) -q -m "not slow and not pnr and not verilator" tests
 
 verilog: setup
 	$(HWGEN) build "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --lanes $(LANES) $(DSE)

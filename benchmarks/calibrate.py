@@ -8,8 +8,8 @@ points already measured are not run again. Every point's estimate from the curre
 is compared with nextpnr (LUT, FF, DSP, BRAM and % errors). LUT and FF coefficients over the
 candidate ``FEATURES`` are then fitted by non-negative least squares (relative errors) on the
 training points; validation points (every third) are not used by the fit. The fit is printed
-as a ``RESOURCE_MODEL`` to paste into ``hwgen/dataflow/cost.py`` (then run with ``--no-run`` to
-see the table with it). Writes ``results.json`` and ``results.md`` to ``--out``.
+as a ``RESOURCE_MODEL`` to paste into ``hwgen/dataflow/resources.py`` (then run with
+``--no-run`` to see the table with it). Writes ``results.json`` and ``results.md`` to ``--out``.
 
     .venv/bin/python benchmarks/calibrate.py                # measure missing points, fit, report
     .venv/bin/python benchmarks/calibrate.py --no-run       # fit and report cached points only
@@ -78,7 +78,7 @@ POINTS = [
 
 
 # Candidate features of the LUT and FF models (keys of ``cost(design).counts``; ``base`` = 1).
-# The fit keeps those with a positive coefficient; paste its RESOURCE_MODEL into cost.py.
+# The fit keeps those with a positive coefficient; paste its RESOURCE_MODEL into resources.py.
 FEATURES = {
     "LUT": ["base", "pe", "acc_bit", "add_bit", "lutram", "mux_bit", "addr_bit", "lane_bit",
             "ctrl_bit", "bram_emu", "const_mul"],
@@ -255,7 +255,7 @@ def _pct_text(est, meas):
 
 def report(results, fitted):
     """Markdown: per point, estimate vs nextpnr with % error for LUT, FF, DSP, BRAM."""
-    from hwgen.dataflow.cost import RESOURCE_MODEL
+    from hwgen.dataflow.resources import RESOURCE_MODEL
     lines = ["# Cost model vs nextpnr on ECP5-85k", "",
              "Estimates of `hwgen.dataflow.cost.cost(design).resources` against nextpnr's used "
              "cells (TRELLIS_COMB = LUT, TRELLIS_FF = FF, MULT18X18D = DSP, DP16KD = BRAM; "

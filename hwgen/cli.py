@@ -235,56 +235,65 @@ def cmd_demo(args):
     return 0 if ok else 1
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="hwgen", description="Turn a Python task-and-stream program into verified Verilog, "
-        "timing reports and bitstreams. DESIGN is a Python file defining build(**params) that "
-        "returns a @hwgen.region.")
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_exploration_options(p):
+    """The options that name an exploration (expression, sizes, array budget), shared by
+    `dse` and every command that can build a point of it."""
+    p.add_argument("--expr", default=DEFAULT_EXPR, help="tensor expression (default "
+                   f"'{DEFAULT_EXPR}')")
+    p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"loop sizes (default "
+                   f"'{DEFAULT_SIZES}')")
+    p.add_argument("--array", default=DEFAULT_ARRAY, help="PE array budget, e.g. 4x4 or 8 "
+                   f"(default {DEFAULT_ARRAY})")
+    return p
 
-    def explored(p):
-        p.add_argument("--expr", default=DEFAULT_EXPR, help="tensor expression (default "
-                       f"'{DEFAULT_EXPR}')")
-        p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"loop sizes (default "
-                       f"'{DEFAULT_SIZES}')")
-        p.add_argument("--array", default=DEFAULT_ARRAY, help="PE array budget, e.g. 4x4 or 8 "
-                       f"(default {DEFAULT_ARRAY})")
-        return p
 
-    def common(p):
-        p.add_argument("design", nargs="?", default=DEFAULT_DESIGN,
-                       help=f"design file (default {DEFAULT_DESIGN}), or dse:<point> for a point "
-                       "of `hwgen dse` (its id or map, e.g. dse:3 or \"dse:x=j, y=i, t1=i+j+k\", "
-                       "with the same --expr/--sizes/--array)")
-        explored(p)
-        p.add_argument("--params", default="", help='sizes, e.g. "M=8 N=8 K=64" (defaults: '
-                       "the build() signature)")
-        p.add_argument("--out", default=None, help="output folder (default build/<design>)")
-        p.add_argument("--lanes", default="auto", help="elements per host beat: 'auto' (enough "
-                       "to keep up with compute, per port) or one number for every port")
-        return p
+def _add_design_options(p):
+    """The options of every command that takes a design: the design, its sizes, the output
+    folder and the host lanes."""
+    p.add_argument("design", nargs="?", default=DEFAULT_DESIGN,
+                   help=f"design file (default {DEFAULT_DESIGN}), or dse:<point> for a point "
+                   "of `hwgen dse` (its id or map, e.g. dse:3 or \"dse:x=j, y=i, t1=i+j+k\", "
+                   "with the same --expr/--sizes/--array)")
+    _add_exploration_options(p)
+    p.add_argument("--params", default="", help='sizes, e.g. "M=8 N=8 K=64" (defaults: '
+                   "the build() signature)")
+    p.add_argument("--out", default=None, help="output folder (default build/<design>)")
+    p.add_argument("--lanes", default="auto", help="elements per host beat: 'auto' (enough "
+                   "to keep up with compute, per port) or one number for every port")
+    return p
 
-    p = common(sub.add_parser("build", help="write Verilog and design.json"))
+
+def _add_flow_commands(sub):
+    """`build`, `sim`, `timing` and `bitstream`: the steps from a design to hardware."""
+    p = _add_design_options(sub.add_parser("build", help="write Verilog and design.json"))
     p.set_defaults(fn=cmd_build)
-    p = common(sub.add_parser("sim", help="cocotb simulation against the numpy golden model"))
+    p = _add_design_options(sub.add_parser(
+        "sim", help="cocotb simulation against the numpy golden model"))
     p.add_argument("--sim", default="verilator", help="verilator (default) or icarus")
     p.add_argument("--problems", type=int, default=3, help="problems back to back (default 3)")
     p.add_argument("--seed", type=int, default=0, help="random seed for data and back-pressure")
     p.set_defaults(fn=cmd_sim)
-    p = common(sub.add_parser("timing", help="Yosys + nextpnr: Fmax and utilization"))
+    p = _add_design_options(sub.add_parser("timing", help="Yosys + nextpnr: Fmax and utilization"))
     p.add_argument("--device", default="ecp5-85k", help="ecp5-85k (default) or ice40-up5k")
     p.add_argument("--freq", type=float, default=None, help="target MHz (default 200 / 60)")
     p.add_argument("--seeds", type=int, nargs="+", default=[1], help="nextpnr seeds (median)")
     p.set_defaults(fn=cmd_timing)
-    p = common(sub.add_parser("bitstream", help="board bitstream running an on-board self-test"))
+    p = _add_design_options(sub.add_parser(
+        "bitstream", help="board bitstream running an on-board self-test"))
     p.add_argument("--board", default="ulx3s-85f", help="ulx3s-85f (default) or icebreaker")
     p.set_defaults(fn=cmd_bitstream)
-    p = common(sub.add_parser("graph", conflict_handler="resolve",
-                              help="draw the task graph: tasks on their grids, streams, tensors"))
+
+
+def _add_inspection_commands(sub):
+    """`graph`, `dse` and `layers`: look at a design or at the dataflows of an expression
+    without building hardware."""
+    p = _add_design_options(sub.add_parser(
+        "graph", conflict_handler="resolve",
+        help="draw the task graph: tasks on their grids, streams, tensors"))
     p.add_argument("--out", default=None, help="picture to write, .svg or .png (default "
                    "build/<design>/graph.svg)")
     p.set_defaults(fn=cmd_graph)
-    p = explored(sub.add_parser(
+    p = _add_exploration_options(sub.add_parser(
         "dse", help="explore the dataflows of a tensor expression: Pareto table and plot",
         description="Enumerate access-entry tuples, prune the unrealisable, solve for the "
         "space-time maps of each on arrays up to --array, cost them (cycles, banks, ports, "
@@ -302,11 +311,28 @@ def main(argv=None):
     p.add_argument("--array", default="12x12", help="PE array (default 12x12, fits the 156 "
                    "DSPs of an ECP5-85k)")
     p.set_defaults(fn=cmd_layers)
-    p = common(sub.add_parser("demo", help="build, simulate and time one design; one summary"))
+
+
+def _parser():
+    """The argument parser of every subcommand, each with its ``fn`` default."""
+    parser = argparse.ArgumentParser(
+        prog="hwgen", description="Turn a Python task-and-stream program into verified Verilog, "
+        "timing reports and bitstreams. DESIGN is a Python file defining build(**params) that "
+        "returns a @hwgen.region.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_flow_commands(sub)
+    _add_inspection_commands(sub)
+    p = _add_design_options(sub.add_parser(
+        "demo", help="build, simulate and time one design; one summary"))
     p.add_argument("--sim", default="verilator")
     p.add_argument("--device", default="ecp5-85k")
     p.set_defaults(fn=cmd_demo)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    """Run one subcommand; a user error prints ``error: ...`` and returns 2, not a traceback."""
+    args = _parser().parse_args(argv)
     try:
         return args.fn(args)
     except HwgenError as e:

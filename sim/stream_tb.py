@@ -26,6 +26,8 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 
+from hwgen.host import Sink, Source, pack, unpack
+
 PERIOD_NS = 10
 DESIGN_DIR = os.environ.get("HWGEN_DESIGN_DIR", ".")
 
@@ -38,112 +40,80 @@ def _load():
     return design, vectors, problems
 
 
-def _width(dtype):
-    return int(dtype[4:]) if dtype.startswith("uint") else int(dtype[3:])
-
-
-def _to_signed(value, dtype):
-    w = _width(dtype)
-    value &= (1 << w) - 1
-    if not dtype.startswith("uint") and value >> (w - 1):
-        value -= 1 << w
-    return value
-
-
-def _pack(values, dtype, lanes):
-    """Elements -> beats: ``lanes`` elements per beat, element 0 in the low bits."""
-    w = _width(dtype)
-    beats = []
-    for i in range(0, len(values), lanes):
-        beat = 0
-        for k, v in enumerate(values[i:i + lanes]):
-            beat |= (int(v) & ((1 << w) - 1)) << (k * w)
-        beats.append(beat)
-    return beats
-
-
-def _unpack(beat, dtype, lanes):
-    w = _width(dtype)
-    return [_to_signed(beat >> (k * w), dtype) for k in range(lanes)]
-
-
 def _cycle():
     return int(get_sim_time("ns")) // PERIOD_NS
 
 
 class _Port:
-    def __init__(self, dut, spec):
+    """One stream port of the DUT and the ``hwgen.host`` Source or Sink driving it."""
+
+    def __init__(self, dut, spec, problems, vectors, gap, seed):
         self.spec = spec
         self.payload = getattr(dut, spec["payload"])
         self.valid = getattr(dut, spec["valid"])
         self.ready = getattr(dut, spec["ready"])
-        self.numel = int(np.prod(spec["shape"]))
-        self.beats = -(-self.numel // spec["lanes"])
-        self.done_beats = 0
-        self.total_beats = 0
+        self.per_problem = int(np.prod(spec["shape"])) // spec["lanes"]
+        if spec["dir"] == "in":
+            beats = [b for p in range(problems)
+                     for b in pack(vectors[f"in_{spec['name']}_{p}"], spec["dtype"],
+                                   spec["lanes"])]
+            self.host = Source(beats, gap, seed)
+        else:
+            self.host = Sink(self.per_problem * problems, gap, seed)
+
+    def outputs(self, problems):
+        """The elements received, one array per problem."""
+        flat = unpack(self.host.received, self.spec["dtype"], self.spec["lanes"])
+        return [part.reshape(self.spec["shape"]) for part in flat.reshape(problems, -1)]
 
 
-async def _drive(dut, port, problems, vectors, gap, rng, stamps):
-    clk = dut.clk
-    for p in range(problems):
-        data = vectors[f"in_{port.spec['name']}_{p}"].flatten()
-        beats = _pack(data, port.spec["dtype"], port.spec["lanes"])
-        i = 0
-        while i < len(beats):
-            stall = rng.random() < gap
-            port.valid.value = 0 if stall else 1
-            port.payload.value = beats[i]
-            await ReadOnly()
-            fire = not stall and port.ready.value == 1
-            if fire:
-                stamps.setdefault(("in", p), _cycle())
-            await RisingEdge(clk)
-            if fire:
-                i += 1
-                port.done_beats += 1
+async def _drive(clk, port, stamps):
+    """Feed an input port from its Source; stamp each problem's first accepted beat."""
+    src = port.host
+    while not src.done:
+        valid, payload = src.step()
+        port.valid.value = int(valid)
+        port.payload.value = payload
+        await ReadOnly()
+        if src.edge(port.ready.value == 1):
+            stamps.setdefault(("in", (src.taken - 1) // port.per_problem), _cycle())
+        await RisingEdge(clk)
     port.valid.value = 0
 
 
-async def _sink(dut, port, problems, gap, rng, results, stamps):
-    clk = dut.clk
-    for p in range(problems):
-        got = []
-        while len(got) < port.numel:
-            ready = rng.random() >= gap
-            port.ready.value = 1 if ready else 0
-            await ReadOnly()
-            if ready and port.valid.value == 1:
-                got.extend(_unpack(port.payload.value.to_unsigned(), port.spec["dtype"],
-                                   port.spec["lanes"]))
-                stamps[("out", p, port.spec["name"])] = _cycle()
-                port.done_beats += 1
-            await RisingEdge(clk)
-        results[(port.spec["name"], p)] = np.array(got[:port.numel]).reshape(port.spec["shape"])
+async def _sink(clk, port, stamps):
+    """Drain an output port into its Sink; stamp each problem's last beat."""
+    sink = port.host
+    while not sink.done:
+        port.ready.value = int(sink.step())
+        await ReadOnly()
+        fire = sink.ready and port.valid.value == 1     # the payload may be X otherwise
+        if sink.edge(fire, port.payload.value.to_unsigned() if fire else 0):
+            stamps[("out", (sink.taken - 1) // port.per_problem, port.spec["name"])] = _cycle()
+        await RisingEdge(clk)
     port.ready.value = 0
 
 
-async def _run(dut, in_gap, out_gap, seed, name):
-    design, vectors, problems = _load()
-    rng = random.Random(seed)
-    ports = [_Port(dut, s) for s in design["ports"]]
-    for port in ports:
-        port.total_beats = port.beats * problems
-        (port.valid if port.spec["dir"] == "in" else port.ready).value = 0
+async def _reset(dut):
     cocotb.start_soon(Clock(dut.clk, PERIOD_NS, unit="ns").start())
     dut.rst.value = 1
     for _ in range(3):
         await RisingEdge(dut.clk)
     dut.rst.value = 0
     await RisingEdge(dut.clk)
-    stamps, results = {}, {}
-    tasks = []
+
+
+async def _run(dut, in_gap, out_gap, seed, name):
+    design, vectors, problems = _load()
+    rng = random.Random(seed)
+    ports = [_Port(dut, s, problems, vectors, in_gap if s["dir"] == "in" else out_gap,
+                   rng.random()) for s in design["ports"]]
     for port in ports:
-        if port.spec["dir"] == "in":
-            tasks.append(cocotb.start_soon(_drive(dut, port, problems, vectors, in_gap,
-                                                  random.Random(rng.random()), stamps)))
-        else:
-            tasks.append(cocotb.start_soon(_sink(dut, port, problems, out_gap,
-                                                 random.Random(rng.random()), results, stamps)))
+        (port.valid if port.spec["dir"] == "in" else port.ready).value = 0
+    await _reset(dut)
+    stamps = {}
+    tasks = [cocotb.start_soon(_drive(dut.clk, port, stamps) if port.spec["dir"] == "in" else
+                               _sink(dut.clk, port, stamps)) for port in ports]
     expected = design["expected_cycles"]
     slack = 1 + 4 * max(in_gap, out_gap) / max(1e-9, 1 - max(in_gap, out_gap))
     budget = int(os.environ.get("HWGEN_BUDGET") or problems * (expected * (1 + slack) * 2 + 100))
@@ -151,24 +121,14 @@ async def _run(dut, in_gap, out_gap, seed, name):
     while not all(t.done() for t in tasks):
         await RisingEdge(dut.clk)
         if _cycle() - start > budget:
-            stuck = [f"{p.spec['name']} ({p.spec['dir']}: {p.done_beats}/{p.total_beats} beats)"
-                     for p in ports if p.done_beats < p.total_beats]
+            stuck = [f"{p.spec['name']} ({p.spec['dir']}: {p.host.taken}/{p.host.total} beats)"
+                     for p in ports if not p.host.done]
             stuck = ", ".join(stuck) + _stream_states(dut, design)
             for t in tasks:
                 t.cancel()
             _report(name, design, problems, [], False, f"stuck after {budget} cycles: " + stuck)
             assert False, f"cycle budget of {budget} exceeded; ports still waiting: " + stuck
-    mismatches = []
-    for port in ports:
-        if port.spec["dir"] != "out":
-            continue
-        for p in range(problems):
-            want = vectors[f"out_{port.spec['name']}_{p}"]
-            got = results[(port.spec["name"], p)]
-            if not np.array_equal(want, got):
-                bad = np.argwhere(want != got)[0]
-                mismatches.append(f"{port.spec['name']} problem {p} at {tuple(int(i) for i in bad)}"
-                                  f": got {got[tuple(bad)]}, expected {want[tuple(bad)]}")
+    mismatches = _compare(ports, vectors, problems)
     cycles, lasts = [], []
     for p in range(problems):
         last = max(v for k, v in stamps.items() if k[0] == "out" and k[1] == p)
@@ -179,6 +139,21 @@ async def _run(dut, in_gap, out_gap, seed, name):
     _report(name, design, problems, cycles, ok, "; ".join(mismatches), intervals)
     assert ok, "output mismatch: " + "; ".join(mismatches[:5])
     return cycles, intervals, design
+
+
+def _compare(ports, vectors, problems):
+    """One line per output and problem that differs from the golden vectors."""
+    mismatches = []
+    for port in ports:
+        if port.spec["dir"] != "out":
+            continue
+        for p, got in enumerate(port.outputs(problems)):
+            want = vectors[f"out_{port.spec['name']}_{p}"]
+            if not np.array_equal(want, got):
+                bad = np.argwhere(want != got)[0]
+                mismatches.append(f"{port.spec['name']} problem {p} at {tuple(int(i) for i in bad)}"
+                                  f": got {got[tuple(bad)]}, expected {want[tuple(bad)]}")
+    return mismatches
 
 
 def _stream_states(dut, design):

@@ -26,3 +26,12 @@ def random_inputs(graph, seed=0, extreme=False):
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+def pytest_collection_modifyitems(items):
+    """Tests run on Verilator (parametrized ``sim="verilator"``) carry the ``verilator``
+    marker: the fast tier (``make test-fast``) runs Icarus only."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and callspec.params.get("sim") == "verilator":
+            item.add_marker(pytest.mark.verilator)

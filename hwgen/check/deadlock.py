@@ -8,15 +8,7 @@ so the order in which tasks are advanced does not matter. Runs of identical loop
 advance in bulk, so the cost follows the number of distinct runs, not of iterations.
 """
 from ..errors import HwgenError
-from ..ir.graph import Get, Put, stmt_exprs
-
-
-def _stream_ops(stmt):
-    """``(kind, channel, loc)`` of every stream operation of ``stmt``, in execution order."""
-    ops = [("get", e.channel, e.loc or stmt.loc) for e in stmt_exprs(stmt) if isinstance(e, Get)]
-    if isinstance(stmt, Put):
-        ops.append(("put", stmt.channel, stmt.loc))
-    return ops
+from ..ir.graph import StreamOp, stream_ops
 
 
 def _runs(trips, stmts, depth=0, holds=None):
@@ -54,7 +46,7 @@ def trace(inst):
     """The instance's stream operations for one problem, as ``[(ops, count)]`` runs."""
     runs = []
     for seg in inst.segments:
-        stmts = [(s.pred, _stream_ops(s)) for s in seg.body]
+        stmts = [(s.pred, stream_ops(s)) for s in seg.body]
         stmts = [(pred, ops) for pred, ops in stmts if ops]
         if stmts:
             runs.extend(_runs(seg.trips, stmts))
@@ -82,8 +74,8 @@ class _Network:
         self.level = {name: 0 for name in graph.channels}
         self.tasks = [_Task(inst) for inst in graph.instances.values()]
 
-    def can(self, kind, chan):
-        if kind == "get":
+    def can(self, op, chan):
+        if op is StreamOp.GET:
             return self.level[chan] > 0
         return self.level[chan] < self.graph.channels[chan].depth
 
@@ -96,20 +88,20 @@ class _Network:
             if task.op == 0 and len(set(chans)) == len(chans):
                 # Whole iterations at once: each channel is touched once per iteration.
                 n = count - task.done
-                for kind, c, _ in ops:
-                    room = self.level[c] if kind == "get" else \
+                for op, c, _ in ops:
+                    room = self.level[c] if op is StreamOp.GET else \
                         self.graph.channels[c].depth - self.level[c]
                     n = min(n, room)
                 if n > 0:
-                    for kind, c, _ in ops:
-                        self.level[c] += n if kind == "put" else -n
+                    for op, c, _ in ops:
+                        self.level[c] += n if op is StreamOp.PUT else -n
                     task.done += n
                     moved = True
             if task.done < count:
-                kind, c, _ = ops[task.op]
-                if not self.can(kind, c):
+                op, c, _ = ops[task.op]
+                if not self.can(op, c):
                     return moved
-                self.level[c] += 1 if kind == "put" else -1
+                self.level[c] += 1 if op is StreamOp.PUT else -1
                 task.op += 1
                 moved = True
                 if task.op == len(ops):
@@ -138,23 +130,23 @@ def check_deadlock(graph):
     seen, task = [], min(blocked, key=lambda t: t.inst.name)
     while task not in seen:
         seen.append(task)
-        kind, chan, _ = task.waiting
+        op, chan, _ = task.waiting
         ch = graph.channels[chan]
-        task = by_name[ch.producer if kind == "get" else ch.consumer]
+        task = by_name[ch.producer if op is StreamOp.GET else ch.consumer]
     cycle = seen[seen.index(task):]
     parts = []
     for t in cycle:
-        kind, chan, loc = t.waiting
+        op, chan, loc = t.waiting
         ch = graph.channels[chan]
-        other = ch.producer if kind == "get" else ch.consumer
-        state = "empty" if kind == "get" else f"full, {ch.depth} of {ch.depth}"
-        verb = "puts to" if kind == "get" else "gets from"
+        other = ch.producer if op is StreamOp.GET else ch.consumer
+        state = "empty" if op is StreamOp.GET else f"full, {ch.depth} of {ch.depth}"
+        verb = "puts to" if op is StreamOp.GET else "gets from"
         who = "only it itself" if other == t.inst.name else other
-        parts.append(f"{t.inst.name} waits to {kind} '{chan}' ({state}) at line {loc[1]}, "
+        parts.append(f"{t.inst.name} waits to {op.value} '{chan}' ({state}) at line {loc[1]}, "
                      f"and {who} {verb} it")
     if len(cycle) > 1:
         hint = "deepen a stream in this cycle or reorder its puts and gets"
-    elif cycle[0].waiting[0] == "get":
+    elif cycle[0].waiting[0] is StreamOp.GET:
         hint = "the task gets from its own stream before it puts the value; put it first"
     else:
         hint = "the task puts more values to its own stream than it holds before getting one"

@@ -14,7 +14,7 @@ import numpy as np
 from ..check import check
 from ..errors import HwgenError
 from ..ir.graph import (Assign, BinOp, Channel, Const, Get, Graph, Instance, LoopIndex, Pred, Put,
-                        Read, Segment, Tensor, VarRef, Write)
+                        Read, Segment, StreamOp, Tensor, VarRef, Write)
 from ..ir.types import R, S, StreamType, TensorType, int8, int32
 
 IN_TYPE, OUT_TYPE = int8, int32
@@ -55,6 +55,7 @@ class _PE:
         self.d, self.pos = design, pos
         self.name = "pe[" + ",".join(map(str, pos)) + "]"
         self.depth = {p.loop: k for k, p in enumerate(design.nest)}
+        self.body, self.types = [], {}      # filled by build()
 
     def loop(self, loop):
         """The value of ``loop`` at this PE, as an IR expression."""
@@ -82,21 +83,103 @@ class _PE:
             return None
         return tuple(pos)
 
+    def build(self, link):
+        """This PE's loop body and variable types: read or receive the inputs, multiply,
+        then pass the product down the partial-sum chain or accumulate and write it."""
+        values = [self.input(a, link) for a in self.d.expr.inputs]
+        product = values[0]
+        for v in values[1:]:
+            product = BinOp("*", product, v)
+        self.types["prod"] = OUT_TYPE
+        self.body.append(Assign("prod", product))
+        term = self.chain(VarRef("prod"), link)
+        if term is not None:
+            self.write(term)
+        return self.body, self.types
+
+    def input(self, a, link):
+        """Bring input access ``a`` into ``v_<tensor>``: got from the upstream neighbour if it
+        flows and this PE is not at the edge, else read from its bank (once per inner run if
+        it is stationary); forwarded downstream if there is a neighbour there."""
+        d, body = self.d, self.body
+        var = f"v_{a.tensor}"
+        self.types[var] = IN_TYPE
+        axis = d.flow(a)
+        if axis is not None and self.pos[axis] > 0:
+            body.append(Assign(var, Get(link(a.tensor, axis, self, IN_TYPE, StreamOp.GET))))
+        else:
+            inner = Pred("first", len(d.nest) - 1)
+            pred = (inner,) if d.lacks(a, d.inner) else ()
+            body.append(Assign(var, Read(a.tensor, self.index(a)), pred))
+        if axis is not None and self.neighbour(axis, +1) is not None:
+            body.append(Put(link(a.tensor, axis, self, IN_TYPE, StreamOp.PUT), VarRef(var)))
+        return VarRef(var)
+
+    def chain(self, term, link):
+        """Add the partial sum from upstream along the chain axis (if any) and pass it on;
+        the term this PE still has to write, or None if it passed it downstream."""
+        ax, out = self.d.chain, self.d.expr.output
+        if ax is None:
+            return term
+        if self.pos[ax] > 0:
+            self.types["psum"] = OUT_TYPE
+            self.body.append(Assign("psum", _add(Get(link(out.tensor, ax, self, OUT_TYPE,
+                                                          StreamOp.GET)), term)))
+            term = VarRef("psum")
+        if self.neighbour(ax, +1) is not None:
+            self.body.append(Put(link(out.tensor, ax, self, OUT_TYPE, StreamOp.PUT), term))
+            return None
+        return term
+
+    def write(self, term):
+        """Write ``term`` to the output: directly, or accumulated over the reduction time
+        loops and written on their last iteration."""
+        out, red = self.d.expr.output, self.d.reduction_depth
+        if red is None:
+            self.body.append(Write(out.tensor, self.index(out), term))
+            return
+        self.types["acc"] = OUT_TYPE
+        self.body.append(Assign("acc", Const(0), (Pred("first", red),)))
+        self.body.append(Assign("acc", BinOp("+", VarRef("acc"), term)))
+        self.body.append(Write(out.tensor, self.index(out), VarRef("acc"),
+                               (Pred("last", red),)))
+
 
 def _channel(tensor, axis, pos):
     return f"{tensor}_{'xy'[axis]}[" + ",".join(map(str, pos)) + "]"
 
 
-def generate(design, name="dse"):
-    """The checked ``ir.Graph`` of ``design`` (HwgenError if it cannot be generated)."""
+class _Links:
+    """The streams between neighbouring PEs, created as the PEs ask for them."""
+
+    def __init__(self):
+        self.channels = {}
+
+    def __call__(self, tensor, axis, pe, dtype, op):
+        """The stream of ``tensor`` along ``axis`` into (``GET``) or out of (``PUT``) ``pe``."""
+        src = pe.pos if op is StreamOp.PUT else pe.neighbour(axis, -1)
+        dst = pe.neighbour(axis, +1) if op is StreamOp.PUT else pe.pos
+        name = _channel(tensor, axis, dst)
+        ch = self.channels.setdefault(name, Channel(name, StreamType(dtype, 2)))
+        ch.producer, ch.consumer = (f"pe[{','.join(map(str, p))}]" for p in (src, dst))
+        return name
+
+
+def _check_generable(design):
+    """Raise HwgenError if ``design`` has no task graph: unrealisable, or an array that does
+    not divide the loops it runs."""
     if design.unrealisable:
         raise HwgenError(f"{design} cannot be generated: {design.unrealisable}")
     if not design.exact:
         raise HwgenError(f"{design}: the array must divide the loops it runs ("
                          + ", ".join(f"{l}={design.sizes[l]} on {design.pes(a)} PEs"
                                      for a, l in enumerate(design.space)) + ")")
-    expr, sizes = design.expr, design.sizes
-    shapes = expr.shapes(sizes)
+
+
+def _tensors(design):
+    """The graph's tensors: the inputs and the output, with their shapes and data layouts."""
+    expr = design.expr
+    shapes = expr.shapes(design.sizes)
     tensors = {}
     for a in expr.inputs:
         tensors[a.tensor] = Tensor(a.tensor, TensorType(IN_TYPE, shapes[a.tensor],
@@ -104,64 +187,21 @@ def generate(design, name="dse"):
     out = expr.output
     tensors[out.tensor] = Tensor(out.tensor, TensorType(OUT_TYPE, shapes[out.tensor],
                                                         layout(design, out)), "out")
+    return tensors
+
+
+def generate(design, name="dse"):
+    """The checked ``ir.Graph`` of ``design`` (HwgenError if it cannot be generated)."""
+    _check_generable(design)
+    tensors = _tensors(design)
     grid = tuple(design.pes(a) for a in range(len(design.space)))
     trips = tuple(p.trip for p in design.nest)
-    inner = Pred("first", len(trips) - 1)
-    red = design.reduction_depth
-    channels, instances = {}, {}
-
-    def link(tensor, axis, pe, dtype, kind):
-        """The stream of ``tensor`` along ``axis`` into (``get``) or out of (``put``) ``pe``."""
-        src = pe.pos if kind == "put" else pe.neighbour(axis, -1)
-        dst = pe.neighbour(axis, +1) if kind == "put" else pe.pos
-        name = _channel(tensor, axis, dst)
-        ch = channels.setdefault(name, Channel(name, StreamType(dtype, 2)))
-        ch.producer, ch.consumer = (f"pe[{','.join(map(str, p))}]" for p in (src, dst))
-        return name
-
+    link, instances = _Links(), {}
     for pos in itertools.product(*(range(n) for n in grid)):
         pe = _PE(design, pos)
-        body, types = [], {}
-        values = []
-        for a in expr.inputs:
-            var = f"v_{a.tensor}"
-            types[var] = IN_TYPE
-            axis = design.flow(a)
-            if axis is not None and pos[axis] > 0:
-                body.append(Assign(var, Get(link(a.tensor, axis, pe, IN_TYPE, "get"))))
-            else:
-                pred = (inner,) if design.lacks(a, design.inner) else ()
-                body.append(Assign(var, Read(a.tensor, pe.index(a)), pred))
-            if axis is not None and pe.neighbour(axis, +1) is not None:
-                body.append(Put(link(a.tensor, axis, pe, IN_TYPE, "put"), VarRef(var)))
-            values.append(VarRef(var))
-        product = values[0]
-        for v in values[1:]:
-            product = BinOp("*", product, v)
-        types["prod"] = OUT_TYPE
-        body.append(Assign("prod", product))
-        term = VarRef("prod")
-        ax = design.chain
-        if ax is not None:
-            if pos[ax] > 0:
-                types["psum"] = OUT_TYPE
-                body.append(Assign("psum", _add(Get(link(out.tensor, ax, pe, OUT_TYPE, "get")),
-                                                term)))
-                term = VarRef("psum")
-            if pe.neighbour(ax, +1) is not None:
-                body.append(Put(link(out.tensor, ax, pe, OUT_TYPE, "put"), term))
-                term = None
-        if term is not None:
-            if red is None:
-                body.append(Write(out.tensor, pe.index(out), term))
-            else:
-                types["acc"] = OUT_TYPE
-                body.append(Assign("acc", Const(0), (Pred("first", red),)))
-                body.append(Assign("acc", BinOp("+", VarRef("acc"), term)))
-                body.append(Write(out.tensor, pe.index(out), VarRef("acc"),
-                                  (Pred("last", red),)))
+        body, types = pe.build(link)
         instances[pe.name] = Instance(pe.name, "pe", pos, grid, [Segment(trips, body)], types)
-    graph = Graph(name, dict(sizes), tensors, channels, instances)
+    graph = Graph(name, dict(design.sizes), tensors, link.channels, instances)
     return check(graph)
 
 

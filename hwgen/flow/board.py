@@ -18,6 +18,7 @@ from amaranth.hdl import Cat, ClockDomain, Elaboratable, Module, Signal
 from ..errors import HwgenError
 from ..ir.interp import run
 from ..rtl.top import Top
+from ..schedule import plan
 from . import pnr, tools
 
 CONSTRAINTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -85,6 +86,25 @@ class SelfTest(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
+        self._add_clocking(m)
+        m.submodules.dut = dut = Top(plan(self.graph, lanes=1))   # one element per beat
+        problem_done = Signal()
+        self._add_generators(m, dut, problem_done)
+        checksum = Signal(32)
+        finished, csums = self._add_checksums(m, dut, problem_done)
+        all_finished = finished[0]
+        for f in finished[1:]:
+            all_finished = all_finished & f
+        total = csums[0]
+        for c in csums[1:]:
+            total = total ^ c
+        m.d.comb += [problem_done.eq(all_finished), checksum.eq(total)]
+        self._add_verdict(m, problem_done, checksum)
+        return m
+
+    def _add_clocking(self, m):
+        """The sync domain on the board clock, reset by the button (synchronized through a
+        reset-less domain) and at power-on by the synchronizer's init value."""
         m.domains.sync = cd = ClockDomain()
         rst_sync = Signal(2, init=3)
         m.d.comb += cd.clk.eq(self.clk)
@@ -94,10 +114,11 @@ class SelfTest(Elaboratable):
         m.d.comb += por.clk.eq(self.clk)
         m.d.por += rst_sync.eq(Cat(rst_sync[1:], pressed))
         m.d.comb += cd.rst.eq(rst_sync[0])
-        m.submodules.dut = dut = Top(self.graph, lanes=1)   # one element per beat
-        graph = self.graph
-        problem_done = Signal()
-        for k, t in enumerate(graph.inputs):
+
+    def _add_generators(self, m, dut, problem_done):
+        """Feed input port k with the xorshift32 sequence from ``_seed(k)``, one element per
+        beat, until the problem's elements are sent; restart when the problem is done."""
+        for k, t in enumerate(self.graph.inputs):
             port = getattr(dut, t.name)
             state = Signal(32, init=_seed(k))
             sent = Signal(range(int(np.prod(t.shape)) + 1))
@@ -108,10 +129,13 @@ class SelfTest(Elaboratable):
                 m.d.sync += [sent.eq(0), state.eq(_seed(k))]
             with m.Elif(port.valid & port.ready):
                 m.d.sync += [sent.eq(sent + 1), state.eq(nxt)]
-        checksum = Signal(32)
+
+    def _add_checksums(self, m, dut, problem_done):
+        """Drain every output port into a rotate-xor checksum; return, per output, its
+        "all elements received" condition and its checksum signal."""
         finished = []
         csums = []
-        for t in graph.outputs:
+        for t in self.graph.outputs:
             port = getattr(dut, t.name)
             numel = int(np.prod(t.shape))
             got = Signal(range(numel + 1))
@@ -125,15 +149,15 @@ class SelfTest(Elaboratable):
                              cs.eq(Cat(cs[31], cs[:31]) ^ port.payload[:bits])]
             finished.append(got == numel)
             csums.append(cs)
-        all_finished = finished[0]
-        for f in finished[1:]:
-            all_finished = all_finished & f
-        total = csums[0]
-        for c in csums[1:]:
-            total = total ^ c
-        m.d.comb += [problem_done.eq(all_finished), checksum.eq(total)]
+        return finished, csums
+
+    def _add_verdict(self, m, problem_done, checksum):
+        """Compare each problem's checksum with the expected one and drive the LEDs (see the
+        module doc for what they show on each board). ``self.problems`` is the problem counter,
+        for a simulation to preset (the iCEBreaker's green LED waits for bit 12)."""
         good, bad = Signal(), Signal()
         problems = Signal(32)
+        self.problems = problems
         expected = self.expected
         with m.If(problem_done):
             m.d.sync += problems.eq(problems + 1)
@@ -146,7 +170,6 @@ class SelfTest(Elaboratable):
             m.d.comb += [self.led_g.eq(~(good & ~bad & problems[12])), self.led_r.eq(~bad)]
         else:
             m.d.comb += self.led.eq(Cat(good & ~bad, bad, problems[14:20]))
-        return m
 
 
 def _xorshift(s):

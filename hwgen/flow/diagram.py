@@ -324,40 +324,23 @@ class _Diagram:
                         ha="center", va="bottom", zorder=5)
 
 
-def draw(graph, path, sched=None):
-    """Draw ``graph`` to ``path`` (``.svg`` or ``.png``) and return ``path``.
-
-    Parameters
-    ----------
-    graph : ir.Graph
-        The task graph, e.g. from ``hwgen.pipeline.load_design``.
-    path : str or os.PathLike
-        The picture to write; its extension chooses the format.
-    sched : rtl.schedule.Schedule, optional
-        Tells register streams from FIFOs; computed when omitted (left out if that fails).
-    """
-    ext = os.path.splitext(str(path))[1].lower().lstrip(".")
-    if ext not in FORMATS:
-        raise HwgenError(f"cannot draw {str(path)!r}: unknown picture format "
-                         f"{'.' + ext if ext else '(no extension)'}; use .svg or .png")
+def _stream_kinds(graph, sched):
+    """The schedule (``sched``, else computed, else None if that fails), the streams it lowers
+    to registers, and each stream's kind: "register", "fifo", or None without a schedule."""
     if sched is None:
-        from ..rtl.schedule import schedule
+        from ..schedule import schedule
         try:
             sched = schedule(graph)
         except HwgenError:
             sched = None
     regs = {n for g in sched.groups for n in g.links} if sched else set()
     kinds = {n: ("register" if n in regs else "fifo") if sched else None for n in graph.channels}
+    return sched, regs, kinds
 
-    fig = Figure()
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_axis_off()
-    d = _Diagram(graph, kinds)
-    d.draw_frames(ax)
-    d.draw_streams(ax)
-    d.draw_tensors(ax)
 
-    # The figure's size follows from the drawing (inches), plus a title and a legend strip.
+def _fit(fig, ax, d):
+    """Size the figure to the drawing (inches), plus a title and a legend strip; return its
+    total height."""
     xs = [x for x, _ in d.bounds] + [f.x + f.w for f in d.frames.values()]
     ys = [y for _, y in d.bounds] + [f.y + f.h for f in d.frames.values()]
     xmin, xmax, ymin, ymax = min(xs) - 0.2, max(xs) + 0.2, min(ys) - 0.2, max(ys) + 0.3
@@ -367,6 +350,11 @@ def draw(graph, path, sched=None):
     ax.set_position((0, foot / total, 1, height / total))
     ax.set_xlim(xmin - pad, xmax + pad)
     ax.set_ylim(ymin, ymax)
+    return total
+
+
+def _annotate(fig, graph, sched, regs, kinds, total):
+    """The title (name, sizes), a line counting instances and streams, and the legend."""
     params = " ".join(f"{k}={v}" for k, v in graph.params.items())
     fig.text(0.5, 1 - 0.12 / total, f"{graph.name}  {params}", ha="center", va="top",
              fontsize=13, weight="bold")
@@ -382,6 +370,26 @@ def draw(graph, path, sched=None):
     handles.append(Line2D([], [], color=WIRE, lw=1.1, label="tensor read / write"))
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False,
                bbox_to_anchor=(0.5, 0.02 / total))
+
+
+def draw(graph, path, sched=None):
+    """Draw ``graph`` (an ``ir.Graph``, e.g. from ``hwgen.pipeline.load_design``) to ``path``
+    (str or os.PathLike; its extension, ``.svg`` or ``.png``, chooses the format) and return
+    ``path``. ``sched`` (a ``schedule.Schedule``) tells register streams from FIFOs; it is
+    computed when omitted (and left out if that fails)."""
+    ext = os.path.splitext(str(path))[1].lower().lstrip(".")
+    if ext not in FORMATS:
+        raise HwgenError(f"cannot draw {str(path)!r}: unknown picture format "
+                         f"{'.' + ext if ext else '(no extension)'}; use .svg or .png")
+    sched, regs, kinds = _stream_kinds(graph, sched)
+    fig = Figure()
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    d = _Diagram(graph, kinds)
+    d.draw_frames(ax)
+    d.draw_streams(ax)
+    d.draw_tensors(ax)
+    _annotate(fig, graph, sched, regs, kinds, _fit(fig, ax, d))
     try:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "hwgen"}):

@@ -5,6 +5,7 @@ import os
 from amaranth.back import verilog
 
 from ..rtl.top import Top, fifo_instance
+from ..schedule import plan
 
 
 def manifest(top, verilog_files):
@@ -30,7 +31,7 @@ def manifest(top, verilog_files):
 def write(graph, out_dir, lanes=None):
     """Write ``<top>.v`` and ``design.json`` into ``out_dir``; return the manifest."""
     os.makedirs(out_dir, exist_ok=True)
-    top = Top(graph, lanes=lanes)
+    top = Top(plan(graph, lanes=lanes))
     text = verilog.convert(top, name=graph.name, emit_src=False)
     vname = f"{graph.name}.v"
     with open(os.path.join(out_dir, vname), "w") as f:

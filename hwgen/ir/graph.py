@@ -6,9 +6,9 @@ loop nest whose innermost body is straight-line code; a statement that stood bef
 inner loop carries a ``first`` (``last``) predicate so that it runs on that loop's first (last)
 iteration. That form is what the interpreter runs and what the hardware pipelines.
 """
-from dataclasses import dataclass, field
-
+import enum
 import math
+from dataclasses import dataclass, field
 
 from .types import TensorType, StreamType
 
@@ -103,6 +103,12 @@ class Read:
     tensor: str
     index: tuple
     loc: tuple = field(compare=False, default=None)
+
+
+class StreamOp(enum.Enum):
+    """A stream operation: ``PUT`` pushes onto a stream, ``GET`` pops from it."""
+    PUT = "put"
+    GET = "get"
 
 
 # -- statements ---------------------------------------------------------------------------------
@@ -264,3 +270,13 @@ def stmt_exprs(stmt):
         for i in stmt.index:
             yield from subexprs(i)
     yield from subexprs(stmt.value)
+
+
+def stream_ops(stmt):
+    """``(StreamOp, channel, loc)`` of every stream operation of ``stmt``, in execution order:
+    its gets while the value is computed, then its put."""
+    ops = [(StreamOp.GET, e.channel, e.loc or stmt.loc)
+           for e in stmt_exprs(stmt) if isinstance(e, Get)]
+    if isinstance(stmt, Put):
+        ops.append((StreamOp.PUT, stmt.channel, stmt.loc))
+    return ops

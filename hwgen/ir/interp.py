@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import HwgenError
 from .graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, Neg, Put,
-                    Read, Select, SetSlice, Slice, VarRef, Write, pred_holds)
+                    Read, Select, SetSlice, Slice, StreamOp, VarRef, Write, pred_holds)
 
 def check_inputs(graph, inputs):
     """The input arrays as int64 numpy arrays, after checking names, shapes and value ranges."""
@@ -64,7 +64,7 @@ class _Machine:
             chan = self.graph.channels[stmt.channel]
             q = self.queues[stmt.channel]
             while len(q) >= chan.depth:
-                yield ("put", stmt.channel, stmt.loc)
+                yield (StreamOp.PUT, stmt.channel, stmt.loc)
             q.append(chan.dtype.wrap(value))
             self.moves += 1
         elif isinstance(stmt, Write):
@@ -124,7 +124,7 @@ class _Machine:
         if isinstance(e, Get):
             q = self.queues[e.channel]
             while not q:
-                yield ("get", e.channel, e.loc)
+                yield (StreamOp.GET, e.channel, e.loc)
             self.moves += 1
             return q.popleft()
         raise TypeError(f"unknown expression {e!r}")
@@ -155,10 +155,10 @@ class _Machine:
     def describe(self, running, waiting):
         parts = []
         for name in sorted(running):
-            kind, chan, _ = waiting.get(name, ("run", None, None))
+            op, chan, _ = waiting.get(name, (None, None, None))
             depth = self.graph.channels[chan].depth if chan else 0
-            state = "empty" if kind == "get" else f"full ({depth} of {depth})"
-            parts.append(f"{name} waits to {kind} on '{chan}' ({state})")
+            state = "empty" if op is StreamOp.GET else f"full ({depth} of {depth})"
+            parts.append(f"{name} waits to {op.value if op else 'run'} on '{chan}' ({state})")
         return "; ".join(parts)
 
 

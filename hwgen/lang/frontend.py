@@ -109,28 +109,54 @@ class _RegionParser:
             self.error(f"cannot evaluate {what} `{ast.unparse(node)}`: {e}", node)
 
     def parse(self, params):
-        tensors = {}
-        for arg in self.node.args.args:
-            if arg.annotation is None:
-                self.error(f"tensor parameter '{arg.arg}' needs a type such as int8[M, K]", arg)
-            ttype = self.region.fn.__annotations__.get(arg.arg)
-            if isinstance(ttype, str) or ttype is None:
-                ttype = self.eval_const(arg.annotation, "a tensor type")
-            if not isinstance(ttype, TensorType):
-                self.error(f"parameter '{arg.arg}' must be a tensor type such as int8[M, K], "
-                           f"got {ttype!r}", arg)
-            if any(not isinstance(d, int) or d < 1 for d in ttype.shape):
-                self.error(f"tensor '{arg.arg}' has shape {list(ttype.shape)}: every dimension "
-                           "must be a positive integer", arg)
-            if ttype.dtype.bits > MAX_TENSOR_BITS:
-                self.error(f"tensor '{arg.arg}' has {ttype.dtype.bits}-bit elements; tensors hold "
-                           f"at most {MAX_TENSOR_BITS} bits per element (pack wider values in "
-                           "streams or locals)", arg)
-            if ttype.layout is not None and len(ttype.layout) != len(ttype.shape):
-                self.error(f"tensor '{arg.arg}' has {len(ttype.shape)} dimensions but its layout "
-                           f"has {len(ttype.layout)} entries; give one S(axis) or R per dimension",
-                           arg)
-            tensors[arg.arg] = Tensor(arg.arg, ttype, direction=None, loc=self.loc(arg))
+        """The region's task graph at ``params``: its tensors, streams and one instance per
+        grid position of each task, with inferred layouts."""
+        tensors = {arg.arg: self.tensor(arg) for arg in self.node.args.args}
+        streams, tasks = self.declarations()
+        if not tasks:
+            self.error(f"region '{self.region.name}' has no @hwgen.task", self.node)
+        channels = {}
+        instances = {}
+        for fn in tasks:
+            grid = self.task_grid(fn)
+            for pid in itertools.product(*(range(g) for g in grid)):
+                lowerer = TaskLowerer(self, fn, tuple(pid), grid, tensors, streams, channels)
+                inst = lowerer.lower()
+                instances[inst.name] = inst
+        for t in tensors.values():
+            if t.direction is None:
+                raise HwgenError(f"tensor '{t.name}' is never read or written by any task; "
+                                 "remove it or use it", t.loc)
+        return infer_layouts(Graph(self.region.name, dict(params), tensors, channels, instances,
+                                   loc=self.loc(self.node)))
+
+    def tensor(self, arg):
+        """The tensor of region parameter ``arg`` (direction still unknown), its annotated type
+        checked: positive integer shape, element width, one layout entry per dimension."""
+        if arg.annotation is None:
+            self.error(f"tensor parameter '{arg.arg}' needs a type such as int8[M, K]", arg)
+        ttype = self.region.fn.__annotations__.get(arg.arg)
+        if isinstance(ttype, str) or ttype is None:
+            ttype = self.eval_const(arg.annotation, "a tensor type")
+        if not isinstance(ttype, TensorType):
+            self.error(f"parameter '{arg.arg}' must be a tensor type such as int8[M, K], "
+                       f"got {ttype!r}", arg)
+        if any(not isinstance(d, int) or d < 1 for d in ttype.shape):
+            self.error(f"tensor '{arg.arg}' has shape {list(ttype.shape)}: every dimension "
+                       "must be a positive integer", arg)
+        if ttype.dtype.bits > MAX_TENSOR_BITS:
+            self.error(f"tensor '{arg.arg}' has {ttype.dtype.bits}-bit elements; tensors hold "
+                       f"at most {MAX_TENSOR_BITS} bits per element (pack wider values in "
+                       "streams or locals)", arg)
+        if ttype.layout is not None and len(ttype.layout) != len(ttype.shape):
+            self.error(f"tensor '{arg.arg}' has {len(ttype.shape)} dimensions but its layout "
+                       f"has {len(ttype.layout)} entries; give one S(axis) or R per dimension",
+                       arg)
+        return Tensor(arg.arg, ttype, direction=None, loc=self.loc(arg))
+
+    def declarations(self):
+        """The region body's stream declarations (name -> (type, loc)) and task functions;
+        other constants go into the namespace the tasks see. Anything else is an error."""
         streams = {}
         tasks = []
         for stmt in self.node.body:
@@ -153,22 +179,7 @@ class _RegionParser:
                 continue
             self.error(f"unsupported statement in a region: `{ast.unparse(stmt).splitlines()[0]}`;"
                        " a region holds stream declarations and @hwgen.task functions", stmt)
-        if not tasks:
-            self.error(f"region '{self.region.name}' has no @hwgen.task", self.node)
-        channels = {}
-        instances = {}
-        for fn in tasks:
-            grid = self.task_grid(fn)
-            for pid in itertools.product(*(range(g) for g in grid)):
-                lowerer = TaskLowerer(self, fn, tuple(pid), grid, tensors, streams, channels)
-                inst = lowerer.lower()
-                instances[inst.name] = inst
-        for t in tensors.values():
-            if t.direction is None:
-                raise HwgenError(f"tensor '{t.name}' is never read or written by any task; "
-                                 "remove it or use it", t.loc)
-        return infer_layouts(Graph(self.region.name, dict(params), tensors, channels, instances,
-                                   loc=self.loc(self.node)))
+        return streams, tasks
 
     def check_stream_type(self, st, node):
         if not isinstance(st.dtype, IntType):

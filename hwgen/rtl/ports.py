@@ -2,15 +2,12 @@
 from amaranth.hdl import Shape, signed, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
 
 
 def addr_width(depth):
-    return max(0, (depth - 1).bit_length())
-
-
-def slot_bits(slots):
-    """Bits that number ``slots`` buffer slots (problems in flight)."""
-    return max(1, (slots - 1).bit_length())
+    """Address bits of a bank of ``depth`` elements."""
+    return ceil_log2(depth)
 
 
 def read_port(depth, shape, slots_bits=1):

@@ -1,12 +1,14 @@
 """Drive a generated ``Top`` in Amaranth's simulator like a host would: every input port fed
 concurrently with random gaps, every output drained with random back-pressure, problems back to
-back. Used by the unit tests; the cocotb testbench in ``sim/`` does the same on Verilog."""
+back. Used by the unit tests; the cocotb testbench in ``sim/`` does the same on Verilog. Both
+take the host side of the stream contract from ``hwgen.host``."""
 import random
 
 import numpy as np
 from amaranth.sim import Simulator
 
 from ..errors import HwgenError
+from ..host import Sink, Source, pack, unpack
 
 
 def stream_states(graph, levels):
@@ -21,6 +23,80 @@ def stream_states(graph, levels):
     return "; streams: " + ", ".join(parts)
 
 
+def _hosts(top, problems, in_gap, out_gap, seed):
+    """A ``Source`` per input and a ``Sink`` per output tensor, each with its own seed."""
+    rng = random.Random(seed)
+    hosts = {}
+    for t in top.graph.inputs:
+        beats = [b for inputs in problems
+                 for b in pack(inputs[t.name], t.dtype, top.lanes[t.name])]
+        hosts[t.name] = Source(beats, in_gap, rng.random())
+    for t in top.graph.outputs:
+        total = int(np.prod(t.shape)) // top.lanes[t.name] * len(problems)
+        hosts[t.name] = Sink(total, out_gap, rng.random())
+    return hosts
+
+
+async def send(ctx, port, src, on_beat=None):
+    """Feed ``src``'s beats (a ``hwgen.host.Source``) into stream ``port`` from an Amaranth
+    testbench; ``on_beat(k)`` after beat ``k`` is taken."""
+    while not src.done:
+        valid, payload = src.step()
+        ctx.set(port.valid, valid)
+        ctx.set(port.payload, payload)
+        _, _, ready = await ctx.tick().sample(port.ready)
+        if src.edge(ready) and on_beat:
+            on_beat(src.taken - 1)
+    ctx.set(port.valid, 0)
+
+
+async def drain(ctx, port, sink, on_beat=None):
+    """Drain stream ``port`` into ``sink`` (a ``hwgen.host.Sink``) from an Amaranth testbench;
+    ``on_beat(k)`` after beat ``k`` is taken."""
+    while not sink.done:
+        ctx.set(port.ready, sink.step())
+        _, _, valid, payload = await ctx.tick().sample(port.valid, port.payload)
+        if sink.edge(valid, payload) and on_beat:
+            on_beat(sink.taken - 1)
+    ctx.set(port.ready, 0)
+
+
+def _bind(fn, *args):
+    """An Amaranth testbench running ``fn(ctx, *args)``."""
+    async def tb(ctx):
+        await fn(ctx, *args)
+    return tb
+
+
+def _counter(top, clock, levels):
+    """Process counting cycles and recording the level of every internal FIFO."""
+    async def process(ctx):
+        fifos = sorted(top.fifos.items())
+        while True:
+            _, _, *values = await ctx.tick().sample(*(q.level for _, q in fifos))
+            clock["n"] += 1
+            levels.update(zip((name for name, _ in fifos), values))
+    return process
+
+
+def _stuck(top, hosts, budget, levels):
+    """The error for a run that did not finish within ``budget`` cycles."""
+    stuck = [f"{name} ({hosts[name].taken}/{hosts[name].total} beats)"
+             for name in top.graph.tensors if name in hosts and not hosts[name].done]
+    return HwgenError(f"simulation stopped after {budget} cycles; ports still waiting: "
+                      + ", ".join(stuck) + stream_states(top.graph, levels))
+
+
+def _outputs(top, hosts, n):
+    """Per problem, the output arrays unpacked from the sinks."""
+    results = [dict() for _ in range(n)]
+    for t in top.graph.outputs:
+        flat = unpack(hosts[t.name].received, t.dtype, top.lanes[t.name])
+        for p, part in enumerate(flat.reshape(n, -1)):
+            results[p][t.name] = part.reshape(t.shape)
+    return results
+
+
 def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
     """Run ``problems`` (a list of input dicts) through ``top``.
 
@@ -28,79 +104,35 @@ def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
     first input beat to its last output beat, and the cycle of its last output beat. Stops
     with ``HwgenError`` naming the stuck ports when the cycle ``budget`` runs out.
     """
-    graph = top.graph
-    rng = random.Random(seed)
-    results = [dict() for _ in problems]
-    first, last = {}, {}
-    budget = budget or len(problems) * (top.expected_cycles * 4 + 200) * \
+    graph, n = top.graph, len(problems)
+    hosts = _hosts(top, problems, in_gap, out_gap, seed)
+    budget = budget or n * (top.expected_cycles * 4 + 200) * \
         (1 + int(10 * max(in_gap, out_gap)))
-    clock = {"n": 0}
-    progress = {}
+    clock, levels, first, last = {"n": 0}, {}, {}, {}
 
-    def driver(t, r):
-        async def tb(ctx):
-            port = getattr(top, t.name)
-            lanes, bits = top.lanes[t.name], t.dtype.bits
-            for p, inputs in enumerate(problems):
-                flat = np.asarray(inputs[t.name]).flatten()
-                for i in range(0, len(flat), lanes):
-                    beat = sum((int(v) & ((1 << bits) - 1)) << (k * bits)
-                               for k, v in enumerate(flat[i:i + lanes]))
-                    while True:
-                        stall = r.random() < in_gap
-                        ctx.set(port.valid, 0 if stall else 1)
-                        ctx.set(port.payload, beat)
-                        _, _, ready = await ctx.tick().sample(port.ready)
-                        if ready and not stall:
-                            first.setdefault(p, clock["n"])
-                            progress[t.name] = progress.get(t.name, 0) + 1
-                            break
-            ctx.set(port.valid, 0)
-        return tb
+    def stamper(t, marks, keep_first):
+        per = int(np.prod(t.shape)) // top.lanes[t.name]
 
-    def sink(t, r):
-        async def tb(ctx):
-            port = getattr(top, t.name)
-            n = int(np.prod(t.shape))
-            for p in range(len(problems)):
-                got = []
-                while len(got) < n:
-                    ready = r.random() >= out_gap
-                    ctx.set(port.ready, 1 if ready else 0)
-                    _, _, valid, payload = await ctx.tick().sample(port.valid, port.payload)
-                    if valid and ready:
-                        lanes, bits = top.lanes[t.name], t.dtype.bits
-                        got.extend(t.dtype.wrap(payload >> (k * bits)) for k in range(lanes))
-                        last[p] = clock["n"]
-                        progress[t.name] = progress.get(t.name, 0) + 1
-                results[p][t.name] = np.array(got).reshape(t.shape)
-            ctx.set(port.ready, 0)
-        return tb
-
-    levels = {}
-
-    async def counter(ctx):
-        fifos = sorted(top.fifos.items())
-        while True:
-            _, _, *values = await ctx.tick().sample(*(q.level for _, q in fifos))
-            clock["n"] += 1
-            levels.update(zip((name for name, _ in fifos), values))
+        def on_beat(k):
+            if keep_first:
+                marks.setdefault(k // per, clock["n"])
+            else:
+                marks[k // per] = clock["n"]
+        return on_beat
 
     sim = Simulator(top)
     sim.add_clock(1e-8)
     for t in graph.inputs:
-        sim.add_testbench(driver(t, random.Random(rng.random())))
+        sim.add_testbench(_bind(send, getattr(top, t.name), hosts[t.name],
+                                stamper(t, first, True)))
     for t in graph.outputs:
-        sim.add_testbench(sink(t, random.Random(rng.random())))
-    sim.add_process(counter)
-    while clock["n"] < budget and len(results[-1]) < len(graph.outputs):
+        sim.add_testbench(_bind(drain, getattr(top, t.name), hosts[t.name],
+                                stamper(t, last, False)))
+    sim.add_process(_counter(top, clock, levels))
+    sinks = [hosts[t.name] for t in graph.outputs]
+    while clock["n"] < budget and not all(s.done for s in sinks):
         sim.advance()
-    if len(results[-1]) != len(graph.outputs):
-        want = {t.name: int(np.prod(t.shape)) // top.lanes[t.name] * len(problems)
-            for t in graph.tensors.values()}
-        stuck = [f"{k} ({progress.get(k, 0)}/{n} beats)" for k, n in want.items()
-                 if progress.get(k, 0) < n]
-        raise HwgenError(f"simulation stopped after {budget} cycles; ports still waiting: "
-                         + ", ".join(stuck) + stream_states(graph, levels))
-    cycles = [last[p] - first[p] + 1 for p in range(len(problems))]
-    return results, cycles, [last[p] for p in range(len(problems))]
+    if not all(s.done for s in sinks):
+        raise _stuck(top, hosts, budget, levels)
+    cycles = [last[p] - first[p] + 1 for p in range(n)]
+    return _outputs(top, hosts, n), cycles, [last[p] for p in range(n)]

@@ -9,144 +9,121 @@ from amaranth.hdl import Cat, Module, Signal, unsigned
 from amaranth.lib import fifo, stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
-from ..ir.layout import banking, tensor_accesses
-from . import timing
-from .buffer import InputBuffer, OutputBuffer
+from ..ir.graph import StreamOp
+from ..schedule.host import chained
+from ..schedule.plan import Plan
 from .group import Group
-from .schedule import schedule
-
-
-
-def tensor_grids(graph):
-    """Grid of the tasks accessing each tensor (for its banking); () when none is sharded."""
-    grids = {}
-    for name, inst, *_ in tensor_accesses(graph):
-        grids.setdefault(name, inst.grid)
-    return grids
+from .input_buffer import InputBuffer
+from .output_banks import OutputBanks
+from .output_chain import OutputChain
 
 
 class Top(wiring.Component):
-    """The accelerator for one task graph. One ``stream`` port per tensor, named after it.
+    """The accelerator for one ``schedule.Plan``. One ``stream`` port per tensor, named after
+    it (``In`` for inputs, ``Out`` for outputs), ``lanes`` elements per beat.
 
     Parameters
     ----------
-    graph : ir.Graph
-    lanes : int or dict or None
-        Elements per host beat: one number for every port, a dict per tensor name, or None to
-        choose per tensor the fewest lanes that let loading and draining keep up with compute.
+    plan : schedule.Plan
+        ``hwgen.schedule.plan(graph, lanes)``.
+
+    Attributes
+    ----------
+    plan, graph, schedule, bankings, lanes, slots, expected_cycles, interval_cycles
+        The plan and its parts, read-only.
+    fifos : dict
+        After elaboration: channel -> its ``SyncFIFO`` (simulations report stuck streams).
     """
 
-    def __init__(self, graph, lanes=None):
-        self._MustUse__silence = True       # no "never used" warning if a check below fails
-        self.graph = graph
-        self.schedule = schedule(graph)
-        grids = tensor_grids(graph)
-        self.bankings = {t.name: banking(t, grids.get(t.name, ())) for t in graph.tensors.values()}
-        self.lanes = {}
-        for t in graph.tensors.values():
-            want = lanes.get(t.name) if isinstance(lanes, dict) else lanes
-            self.lanes[t.name] = self._auto_lanes(t) if want is None else \
-                timing.check_lanes(t, self.bankings[t.name], want)
+    def __init__(self, plan):
+        if not isinstance(plan, Plan):
+            raise TypeError(f"Top takes a hwgen.schedule.plan(graph), not {plan!r}")
+        self._plan = plan
+        self.fifos = {}
         members = {}
-        for t in graph.tensors.values():
-            sig = stream.Signature(unsigned(t.dtype.bits * self.lanes[t.name]))
+        for t in plan.graph.tensors.values():
+            sig = stream.Signature(unsigned(t.dtype.bits * plan.lanes[t.name]))
             members[t.name] = In(sig) if t.direction == "in" else Out(sig)
         super().__init__(members)
-        self._MustUse__silence = False
 
-    @property
-    def _compute(self):
-        return self.schedule.compute_cycles
-
-    @property
-    def _starts(self):
-        """Fewest cycles between two problem starts in the array (one problem at a time when
-        FIFOs couple the groups)."""
-        if self.schedule.fifos:
-            return self._compute
-        return max(g.spacing for g in self.schedule.groups)
-
-    def _auto_lanes(self, t):
-        return timing.auto_lanes(t, self.bankings[t.name], self._compute, self._starts)
-
-    def _timing(self):
-        return timing.host_timing(list(self.graph.tensors.values()), self.bankings, self.lanes,
-                                  self._compute, self._starts)
-
-    @property
-    def slots(self):
-        return self._timing()[1]
-
-    @property
-    def expected_cycles(self):
-        """Cycles of one problem that finds the accelerator idle, first input beat to last
-        output beat, when the host never stalls: load, compute, commit, drain."""
-        return timing.latency(list(self.graph.tensors.values()), self.lanes, self._compute)
-
-    @property
-    def interval_cycles(self):
-        """Cycles per problem in steady state when the host sends problems back to back: the
-        slowest of loading, starting problems (the array takes a new one as soon as the last
-        has issued its iterations) and draining."""
-        return self._timing()[0]
+    plan = property(lambda self: self._plan)
+    graph = property(lambda self: self._plan.graph)
+    schedule = property(lambda self: self._plan.schedule)
+    bankings = property(lambda self: self._plan.bankings)
+    lanes = property(lambda self: self._plan.lanes)
+    slots = property(lambda self: self._plan.slots)
+    expected_cycles = property(lambda self: self._plan.expected_cycles)
+    interval_cycles = property(lambda self: self._plan.interval_cycles)
 
     def elaborate(self, platform):
         m = Module()
-        graph = self.graph
+        plan = self.plan
         groups = []
         for g in self.schedule.groups:
-            # Without FIFOs every group starts a problem exactly every interval_cycles, so that
-            # loading, draining and the output chain never hold a start back in steady state.
-            spacing = None if self.schedule.fifos else self.interval_cycles
-            grp = Group(graph, self.schedule, g, self.bankings, self.slots, spacing)
+            grp = Group(self.graph, self.schedule, g, self.bankings, self.slots,
+                        plan.group_spacing)
             m.submodules[g.name] = grp
             groups.append(grp)
+        ins, outs = self._buffers(m, groups)
+        self._fifos(m, groups)
+        self._handshake(m, groups, ins, outs)
+        return m
+
+    def _buffers(self, m, groups):
+        """An input buffer per input tensor, an output buffer per output tensor, wired to the
+        host ports and to the groups' memory ports."""
+        graph, plan = self.graph, self.plan
         readers = {t.name: [] for t in graph.inputs}
         writers = {t.name: [] for t in graph.outputs}
         for grp in groups:
-            for pname, tensor, bank in grp.read_ports:
-                readers[tensor].append((grp, pname, bank))
-            for pname, tensor, bank in grp.write_ports:
-                writers[tensor].append((grp, pname, bank))
+            for port in grp.ports.reads:
+                readers[port.tensor].append((grp, port))
+            for port in grp.ports.writes:
+                writers[port.tensor].append((grp, port))
         ins, outs = [], []
         for t in graph.inputs:
-            buf = InputBuffer(t, self.bankings[t.name], [b for _, _, b in readers[t.name]],
-                              self.lanes[t.name], self.slots)
+            buf = InputBuffer(t, plan.bankings[t.name], [p.bank for _, p in readers[t.name]],
+                              plan.lanes[t.name], plan.slots)
             m.submodules[f"in_{t.name}"] = buf
             connect(m, wiring.flipped(getattr(self, t.name)), buf.host)
-            for k, (grp, pname, _) in enumerate(readers[t.name]):
-                connect(m, getattr(grp, pname), getattr(buf, f"rd{k}"))
+            for k, (grp, port) in enumerate(readers[t.name]):
+                connect(m, getattr(grp, port.name), buf.read_port(k))
             ins.append(buf)
         for t in graph.outputs:
-            buf = OutputBuffer(t, self.bankings[t.name], [b for _, _, b in writers[t.name]],
-                               self.lanes[t.name], self.slots)
+            design = OutputChain if chained(plan.bankings[t.name]) else OutputBanks
+            buf = design(t, plan.bankings[t.name], [p.bank for _, p in writers[t.name]],
+                         plan.lanes[t.name], plan.slots)
             m.submodules[f"out_{t.name}"] = buf
             connect(m, buf.host, wiring.flipped(getattr(self, t.name)))
-            for k, (grp, pname, _) in enumerate(writers[t.name]):
-                connect(m, getattr(grp, pname), getattr(buf, f"wr{k}"))
+            for k, (grp, port) in enumerate(writers[t.name]):
+                connect(m, getattr(grp, port.name), buf.write_port(k))
             outs.append(buf)
-        self.fifos = {}         # channel -> SyncFIFO, for simulations that report stuck streams
+        return ins, outs
+
+    def _fifos(self, m, groups):
+        """A ``SyncFIFO`` of the declared depth per FIFO stream, between its two groups."""
         for n, name in enumerate(self.schedule.fifos):
-            ch = graph.channels[name]
+            ch = self.graph.channels[name]
             q = fifo.SyncFIFO(width=ch.dtype.bits, depth=ch.depth)
             m.submodules[fifo_instance(n)] = q
             self.fifos[name] = q
             for grp in groups:
-                for pname, c in grp.fifo_puts:
-                    if c == name:
-                        p = getattr(grp, pname)
+                for port in grp.ports.fifo(StreamOp.PUT):
+                    if port.channel == name:
+                        p = getattr(grp, port.name)
                         m.d.comb += [q.w_data.eq(p.data), q.w_en.eq(p.en), p.rdy.eq(q.w_rdy)]
-                for pname, c in grp.fifo_gets:
-                    if c == name:
-                        p = getattr(grp, pname)
+                for port in grp.ports.fifo(StreamOp.GET):
+                    if port.channel == name:
+                        p = getattr(grp, port.name)
                         m.d.comb += [p.data.eq(q.r_data), q.r_en.eq(p.en), p.rdy.eq(q.r_rdy)]
 
-        # A problem starts when every group accepts one, its inputs are loaded and its output
-        # slot is free. Problems finish in order; when every group has finished the oldest one,
-        # its input slots are released and its results committed for draining.
+    def _handshake(self, m, groups, ins, outs):
+        """A problem starts when every group accepts one, its inputs are loaded and its output
+        slot is free. Problems finish in order; when every group has finished the oldest one,
+        its input slots are released and its results committed for draining."""
         start, finish = Signal(), Signal()
-        m.d.comb += start.eq(_all([g.accept for g in groups] + [b.loaded for b in ins] +
-                                  [b.space for b in outs]))
+        m.d.comb += start.eq(Cat(*([g.accept for g in groups] + [b.loaded for b in ins] +
+                                   [b.space for b in outs])).all())
         m.d.comb += [g.start.eq(start) for g in groups] + [b.start.eq(start) for b in ins + outs]
         if len(groups) == 1:
             m.d.comb += finish.eq(groups[0].finished)
@@ -156,15 +133,10 @@ class Top(wiring.Component):
                 n = Signal(range(self.slots + 2), name=f"g{k}_finished")
                 m.d.sync += n.eq(n + g.finished - finish)
                 pending.append((n != 0) | g.finished)
-            m.d.comb += finish.eq(_all(pending))
+            m.d.comb += finish.eq(Cat(*pending).all())
         m.d.comb += [b.consume.eq(finish) for b in ins] + [b.commit.eq(finish) for b in outs]
-        return m
 
 
 def fifo_instance(n):
     """Name of the n-th FIFO's instance in the generated top (``design.json`` lists them)."""
     return f"fifo{n}"
-
-
-def _all(signals):
-    return Cat(*signals).all()

@@ -3,6 +3,7 @@ import pytest
 
 from hwgen import HwgenError
 from hwgen.check.deadlock import trace
+from hwgen.ir.graph import StreamOp
 from hwgen.pipeline import load_design
 from tests.conftest import example, program
 
@@ -22,7 +23,7 @@ def test_trace_is_run_length_encoded():
     graph = load_design(example("mlp_pipeline"), {"N0": 4, "N1": 5, "N2": 6, "N3": 2})
     runs = [[(kind, chan, count) for (kind, chan, _), in [ops]] for ops, count in
             trace(graph.instances["layer2"])]
-    assert runs == [[("get", "h1", 5)], [("put", "h2", 6)]]
+    assert runs == [[(StreamOp.GET, "h1", 5)], [(StreamOp.PUT, "h2", 6)]]
 
 
 def test_large_arrays_are_checked_by_runs_not_iterations():

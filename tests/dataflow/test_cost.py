@@ -1,5 +1,6 @@
-"""The cost model's cycles are the hardware's: equal to the schedule for every generated
-point, and to simulation for the simulated ones."""
+"""The cost model's cycles and read ports are the hardware's: equal to the plan the hardware is
+built from (``schedule.plan``, ``schedule.ports``) for every generated point, and to simulation
+for the simulated ones."""
 import math
 
 import numpy as np
@@ -12,6 +13,8 @@ from hwgen.dataflow.expr import parse_expr
 from hwgen.dataflow.generate import generate
 from hwgen.rtl.simhelpers import run_top
 from hwgen.rtl.top import Top
+from hwgen.schedule import plan
+from hwgen.schedule.ports import plan_ports
 from tests.conftest import random_inputs
 
 SPACES = [("C[i,j] += A[i,k] * B[k,j]", "i=8 j=8 k=8", (4, 4)),
@@ -20,15 +23,26 @@ SPACES = [("C[i,j] += A[i,k] * B[k,j]", "i=8 j=8 k=8", (4, 4)),
           ("O[k,p,q] += I[c,p+r,q+s] * W[k,c,r,s]", "k=4 p=4 q=2 c=2 r=3 s=2", (4, 4))]
 
 
-@pytest.mark.parametrize("text,sizes,array", SPACES)
-def test_cycles_latency_and_lanes_equal_the_schedule_for_every_point(text, sizes, array):
-    result = explore(parse_expr(text), sizes, array)
-    for point in result.points:
-        top = Top(generate(point.design))
-        top._MustUse__silence = True
+@pytest.fixture(scope="module", params=SPACES, ids=lambda s: f"{s[0]} {s[1]}")
+def planned(request):
+    """``(point, plan)`` for every explored point of a space."""
+    text, sizes, array = request.param
+    return [(point, plan(generate(point.design)))
+            for point in explore(parse_expr(text), sizes, array).points]
+
+
+def test_cycles_latency_and_lanes_equal_the_plan_for_every_point(planned):
+    for point, p in planned:
         c = point.cost
         assert (c.cycles, c.latency, c.lanes) == \
-            (top.interval_cycles, top.expected_cycles, top.lanes), str(point.design)
+            (p.interval_cycles, p.expected_cycles, p.lanes), str(point.design)
+
+
+def test_read_ports_equal_the_plan_for_every_point(planned):
+    for point, p in planned:
+        built = sum(len(plan_ports(p.graph, p.schedule, g, p.bankings).reads)
+                    for g in p.schedule.groups)
+        assert point.cost.ports == built, str(point.design)
 
 
 def test_cycles_equal_simulation():
@@ -36,7 +50,7 @@ def test_cycles_equal_simulation():
     d = Design(expr, expr.check_sizes("i=4 j=4 k=6"), (2, 2), ("j", "i"), "k", (1, 0))
     graph = generate(d)
     problems = [random_inputs(graph, s) for s in range(3)]
-    _, cycles, done = run_top(Top(graph), problems)
+    _, cycles, done = run_top(Top(plan(graph)), problems)
     assert cycles[0] == cost(d).latency
     assert list(np.diff(done)) == [cost(d).cycles] * 2
 

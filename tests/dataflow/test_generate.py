@@ -10,6 +10,8 @@ from hwgen.dataflow.generate import generate, reference
 from hwgen.ir.interp import run
 from hwgen.rtl.simhelpers import run_top
 from hwgen.rtl.top import Top
+from hwgen.schedule import plan
+from hwgen.schedule.ports import plan_ports
 from tests.conftest import random_inputs
 
 SPACES = [("C[i,j] += A[i,k] * B[k,j]", "i=4 j=6 k=4", (2, 3)),
@@ -38,22 +40,19 @@ def test_rtl_with_back_pressure(space, inner, skew):
     sizes = expr.check_sizes("i=6 j=4 k=3")
     graph = generate(Design(expr, sizes, (2, 3), space, inner, skew))
     problems = [random_inputs(graph, s, extreme=(s == 0)) for s in range(3)]
-    outs, _, _ = run_top(Top(graph), problems, in_gap=0.4, out_gap=0.4, seed=5)
+    outs, _, _ = run_top(Top(plan(graph)), problems, in_gap=0.4, out_gap=0.4, seed=5)
     for p, inputs in enumerate(problems):
         assert np.array_equal(outs[p]["C"], reference(expr, sizes, inputs)["C"])
 
 
 def test_multicast_reads_share_one_port_per_row_and_column():
-    from hwgen.rtl.group import Group
     expr = parse_expr("C[i,j] += A[i,k] * B[k,j]")
     graph = generate(Design(expr, expr.check_sizes("i=8 j=8 k=8"), (4, 4), ("j", "i"), "k",
                             (0, 0)))
-    top = Top(graph)
-    top._MustUse__silence = True
-    assert len(top.schedule.groups) == 1
-    group = Group(graph, top.schedule, top.schedule.groups[0], top.bankings)
-    group._MustUse__silence = True
-    assert sorted(t for _, t, _ in group.read_ports) == ["A"] * 4 + ["B"] * 4
+    p = plan(graph)
+    assert len(p.schedule.groups) == 1
+    ports = plan_ports(graph, p.schedule, p.schedule.groups[0], p.bankings)
+    assert sorted(port.tensor for port in ports.reads) == ["A"] * 4 + ["B"] * 4
 
 
 def test_points_that_cannot_be_generated_say_why():

@@ -28,7 +28,6 @@ def test_gemm_counts(gemm):
     assert gemm.unimodular == unimodular_count(3)
     assert sum(d.count for d in gemm.dataflows) == gemm.unimodular
     assert len({d.names for d in gemm.dataflows}) == len(gemm.dataflows)
-    assert gemm.seconds < 5
 
 
 @pytest.mark.parametrize("text", ["x=j, y=i, t1=i+j+k", "x=j, y=k, t1=i+j+k", "x=i, y=k, t1=i+j+k",

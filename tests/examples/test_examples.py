@@ -13,6 +13,7 @@ from hwgen.ir.interp import run
 from hwgen.pipeline import load_design, load_module
 from hwgen.rtl.simhelpers import run_top
 from hwgen.rtl.top import Top
+from hwgen.schedule import plan
 from tests.conftest import EXAMPLES, random_inputs
 
 NAMES = sorted(os.path.splitext(os.path.basename(p))[0]
@@ -57,7 +58,7 @@ def test_interpreter_equals_numpy(case):
 @pytest.mark.parametrize("case", CASES, ids=_ids)
 def test_rtl_in_amaranth_sim(case):
     module, graph = _load(*case)
-    top = Top(graph)
+    top = Top(plan(graph))
     problems = _problems(graph)
     outs, cycles, done = run_top(top, problems)
     assert cycles[0] == top.expected_cycles

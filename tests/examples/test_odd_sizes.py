@@ -6,6 +6,7 @@ import pytest
 from hwgen.pipeline import load_design, load_module
 from hwgen.rtl.simhelpers import run_top
 from hwgen.rtl.top import Top
+from hwgen.schedule import plan
 from tests.conftest import example, random_inputs
 
 CASES = [
@@ -29,7 +30,7 @@ CASES = [
 def test_odd_sizes_with_back_pressure(name, sizes):
     path = example(name)
     module, graph = load_module(path), load_design(path, sizes)
-    top = Top(graph)
+    top = Top(plan(graph))
     problems = [random_inputs(graph, s, extreme=(s == 0)) for s in range(3)]
     outs, cycles, done = run_top(top, problems)
     assert cycles[0] == top.expected_cycles

@@ -7,7 +7,7 @@ from hwgen import HwgenError
 from hwgen.cli import main
 from hwgen.flow.diagram import draw
 from hwgen.pipeline import load_design
-from hwgen.rtl.schedule import schedule
+from hwgen.schedule import schedule
 from tests.conftest import example, program
 
 SVG_TEXT = "{http://www.w3.org/2000/svg}text"
@@ -67,7 +67,7 @@ def test_fifo_streams_are_told_apart(tmp_path):
 
 
 def test_without_a_schedule_streams_are_plain(tmp_path, monkeypatch):
-    import hwgen.rtl.schedule as sched_mod
+    import hwgen.schedule as sched_mod
 
     def fail(graph):
         raise HwgenError("no schedule")

@@ -7,6 +7,7 @@ from hwgen.pipeline import load_design
 from tests.conftest import example
 
 
+@pytest.mark.pnr
 def test_small_gemm_on_ecp5_has_one_multiplier_per_pe(tmp_path):
     graph = load_design(example("gemm_os"), {"M": 2, "N": 2, "K": 4})
     info = verilog.write(graph, tmp_path)

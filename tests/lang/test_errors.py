@@ -5,6 +5,7 @@ from hwgen import HwgenError
 from hwgen.ir.interp import run
 from hwgen.pipeline import load_design, load_module
 from hwgen.rtl.top import Top
+from hwgen.schedule import plan
 from tests.conftest import program, random_inputs
 
 CASES = [
@@ -57,7 +58,7 @@ def test_recurrence_through_a_multiply_is_rejected_when_scheduling():
     path = program("bad/mult_recurrence")
     graph = load_design(path)
     with pytest.raises(HwgenError) as e:
-        Top(graph)
+        Top(plan(graph))
     assert "cannot be updated every cycle" in str(e.value)
     assert e.value.loc[1] == marked_line(path)
 

@@ -6,6 +6,7 @@ from hwgen.ir.interp import run
 from hwgen.pipeline import load_design
 from hwgen.rtl.simhelpers import run_top
 from hwgen.rtl.top import Top
+from hwgen.schedule import plan
 from tests.conftest import example, program, random_inputs
 
 
@@ -36,7 +37,7 @@ def test_a_three_dimensional_grid():
     graph = load_design(program("grid3d"))
     assert len(graph.instances) == 12 and "pe[1,2,1]" in graph.instances
     problems = [random_inputs(graph, s, extreme=(s == 0)) for s in range(2)]
-    outs, cycles, _ = run_top(Top(graph), problems, in_gap=0.3, out_gap=0.3, seed=2)
+    outs, cycles, _ = run_top(Top(plan(graph)), problems, in_gap=0.3, out_gap=0.3, seed=2)
     for p, ins in enumerate(problems):
         want = ins["A"].astype(np.int64).sum(axis=3)
         assert np.array_equal(run(graph, ins)["B"], want)

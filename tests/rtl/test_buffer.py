@@ -5,12 +5,16 @@ from amaranth.hdl import Module, Signal
 from amaranth.sim import Simulator
 
 from hwgen import HwgenError
+from hwgen.host import Source, pack, unpack
 from hwgen.ir.graph import Tensor
 from hwgen.ir.layout import banking
 from hwgen.ir.types import R, S, int8, int32
 from hwgen.rtl.arith import mux_tree
-from hwgen.rtl.buffer import InputBuffer, OutputBuffer
-from hwgen.rtl.timing import lane_split
+from hwgen.rtl.input_buffer import InputBuffer
+from hwgen.rtl.output_banks import OutputBanks
+from hwgen.rtl.output_chain import OutputChain
+from hwgen.rtl.simhelpers import send
+from hwgen.schedule.host import lane_split
 
 
 def _sim(dut, tb):
@@ -18,20 +22,6 @@ def _sim(dut, tb):
     sim.add_clock(1e-8)
     sim.add_testbench(tb)
     sim.run()
-
-
-async def _send(ctx, port, beats):
-    for beat in beats:
-        ctx.set(port.valid, 1)
-        ctx.set(port.payload, beat)
-        await ctx.tick().until(port.ready)
-    ctx.set(port.valid, 0)
-
-
-def _beats(values, bits, lanes):
-    mask = (1 << bits) - 1
-    return [sum((int(v) & mask) << (k * bits) for k, v in enumerate(values[i:i + lanes]))
-            for i in range(0, len(values), lanes)]
 
 
 async def _read_all(ctx, dut, b, banks, slot):
@@ -64,7 +54,7 @@ def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes):
     seen = []
 
     async def tb(ctx):
-        await _send(ctx, dut.host, _beats(first.flatten(), 8, lanes))
+        await send(ctx, dut.host, Source(pack(first, int8, lanes)))
         await ctx.tick()
         assert ctx.get(dut.loaded)
         ctx.set(dut.start, 1)       # the first problem starts on slot 0
@@ -72,7 +62,7 @@ def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes):
         ctx.set(dut.start, 0)
         assert not ctx.get(dut.loaded)
         # The other slot takes the next problem while this one is in use ...
-        await _send(ctx, dut.host, _beats(second.flatten(), 8, lanes))
+        await send(ctx, dut.host, Source(pack(second, int8, lanes)))
         await ctx.tick()
         # ... and then the host must wait for a consume.
         assert ctx.get(dut.loaded) and not ctx.get(dut.host.ready)
@@ -111,19 +101,10 @@ async def _drain(ctx, dut, n, pattern=lambda i: True):
     return got
 
 
-def _s32(words, lanes=1):
-    out = []
-    for w in words:
-        for k in range(lanes):
-            v = (w >> (32 * k)) & 0xFFFFFFFF
-            out.append(v - (1 << 32) if v >> 31 else v)
-    return out
-
-
 @pytest.mark.parametrize("lanes", [1, 2])
 def test_chained_output_drains_while_the_next_problem_is_written(lanes):
     t = Tensor("C", int32[2, 2] @ [S(0), S(1)])
-    dut = OutputBuffer(t, banking(t, (2, 2)), writers=[0, 1, 2, 3], lanes=lanes)
+    dut = OutputChain(t, banking(t, (2, 2)), writers=[0, 1, 2, 3], lanes=lanes)
     problems = [[-5, 7, 100000, -1], [1, 2, 3, 4]]
     got = []
 
@@ -142,7 +123,8 @@ def test_chained_output_drains_while_the_next_problem_is_written(lanes):
         assert ctx.get(dut.space)
         await write(ctx, problems[0])
         await write(ctx, problems[1])       # the first problem sits in the chain by now
-        got.extend(_s32(await _drain(ctx, dut, 8 // lanes, lambda i: i % 3 != 1), lanes))
+        got.extend(unpack(await _drain(ctx, dut, 8 // lanes, lambda i: i % 3 != 1), int32,
+                          lanes).tolist())
 
     _sim(dut, tb)
     assert got == problems[0] + problems[1]
@@ -150,7 +132,7 @@ def test_chained_output_drains_while_the_next_problem_is_written(lanes):
 
 def test_memory_output_alternates_slots():
     t = Tensor("C", int32[4, 2] @ [S(0), R])
-    dut = OutputBuffer(t, banking(t, (2,)), writers=[0, 1])
+    dut = OutputBanks(t, banking(t, (2,)), writers=[0, 1])
     got = []
 
     async def tb(ctx):

@@ -6,6 +6,7 @@ from hwgen.ir.interp import run
 from hwgen.pipeline import load_design
 from hwgen.rtl.simhelpers import run_top
 from hwgen.rtl.top import Top
+from hwgen.schedule import plan
 from tests.conftest import example, program
 
 CASES = [(example("gemm_os"), dict(M=m, N=n, K=k)) for m, n, k in
@@ -20,7 +21,7 @@ CASES += [(program("fifo_skew"), dict(N=n, D=d)) for n, d in ((2, 1), (4, 2), (9
 @pytest.mark.parametrize("path,params", CASES)
 def test_sweep(path, params, lanes):
     graph = load_design(path, params)
-    top = Top(graph, lanes=lanes)
+    top = Top(plan(graph, lanes=lanes))
     rng = np.random.default_rng(7)
     probs = [{t.name: rng.integers(t.dtype.min, t.dtype.max, t.shape, endpoint=True)
               for t in graph.inputs} for _ in range(4)]

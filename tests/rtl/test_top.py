@@ -5,8 +5,9 @@ import pytest
 from hwgen.ir.interp import run
 from hwgen.pipeline import load_design
 from hwgen.rtl.simhelpers import run_top
-from hwgen.rtl.schedule import schedule
+from hwgen.schedule import schedule
 from hwgen.rtl.top import Top
+from hwgen.schedule import plan
 from tests.conftest import example, program, random_inputs
 
 DESIGNS = [
@@ -26,7 +27,7 @@ def problems(graph, n=3):
 @pytest.mark.parametrize("path,params", DESIGNS)
 def test_no_stall_cycles_equal_expected(path, params):
     graph = load_design(path, params)
-    top = Top(graph)
+    top = Top(plan(graph))
     probs = problems(graph, 3)
     outs, cycles, done = run_top(top, probs)
     assert cycles[0] == top.expected_cycles
@@ -40,7 +41,7 @@ def test_no_stall_cycles_equal_expected(path, params):
 def test_random_gaps_and_backpressure(path, params):
     graph = load_design(path, params)
     probs = problems(graph, 3)
-    outs, _, _ = run_top(Top(graph), probs, in_gap=0.4, out_gap=0.5, seed=11)
+    outs, _, _ = run_top(Top(plan(graph)), probs, in_gap=0.4, out_gap=0.5, seed=11)
     for p, ins in enumerate(probs):
         for name, want in run(graph, ins).items():
             assert np.array_equal(outs[p][name], want), (p, name)
@@ -55,18 +56,17 @@ def test_systolic_streams_become_registers_and_mismatched_loops_fifos():
 
 
 def test_lanes_keep_loading_within_compute_time():
-    top = Top(load_design(example("gemm_os"), {"M": 8, "N": 8, "K": 64}))
-    top._MustUse__silence = True        # inspected, not elaborated
-    assert top.lanes == {"A": 8, "B": 8, "C": 2}
+    p = plan(load_design(example("gemm_os"), {"M": 8, "N": 8, "K": 64}))
+    assert p.lanes == {"A": 8, "B": 8, "C": 2}
     # Loading (64 beats) and draining (32 beats) hide behind computing, and a new problem
     # enters the array as soon as the previous one has issued its 64 iterations.
-    assert top.interval_cycles == 64 == top.schedule.groups[0].spacing
+    assert p.interval_cycles == 64 == p.schedule.groups[0].spacing
 
 
 @pytest.mark.parametrize("lanes", [1, 2, 4])
 def test_explicit_lanes(lanes):
     graph = load_design(example("gemm_os"), {"M": 2, "N": 4, "K": 8})
-    top = Top(graph, lanes=lanes)
+    top = Top(plan(graph, lanes=lanes))
     assert set(top.lanes.values()) == {lanes}
     probs = problems(graph, 2)
     outs, cycles, _ = run_top(top, probs, in_gap=0.2, out_gap=0.2, seed=lanes)
@@ -78,7 +78,7 @@ def test_explicit_lanes(lanes):
 def test_bad_lanes_are_clear_errors(lanes, words):
     from hwgen import HwgenError
     with pytest.raises(HwgenError, match=words):
-        Top(load_design(example("gemm_os"), {"M": 2, "N": 4, "K": 8}), lanes={"A": lanes})
+        plan(load_design(example("gemm_os"), {"M": 2, "N": 4, "K": 8}), lanes={"A": lanes})
 
 
 def test_a_stuck_run_names_ports_and_fifo_streams():
@@ -86,4 +86,4 @@ def test_a_stuck_run_names_ports_and_fifo_streams():
     graph = load_design(example("gemv_cooperative"), {"P": 2, "M": 3, "K": 4})
     with pytest.raises(HwgenError, match=r"stopped after 10 cycles.*y \(0/3 beats\).*streams: "
                        r"partial\[0\] empty \(0/4\), partial\[1\] empty \(0/4\)"):
-        run_top(Top(graph), problems(graph, 1), budget=10)
+        run_top(Top(plan(graph)), problems(graph, 1), budget=10)

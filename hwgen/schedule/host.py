@@ -1,9 +1,9 @@
-"""The host side's timing rules, in plain Python: how many elements travel per beat on each
-port (lanes), how many problems each buffer holds (slots), the steady-state cycles per problem
-and the latency of one problem.
+"""The host side's timing rules: how many elements travel per beat on each port (lanes), how
+many problems each buffer holds (slots), the steady-state cycles per problem and the latency of
+one problem.
 
-``Top`` builds its buffers from these rules, and ``dataflow``'s cost model calls the same
-functions, so the cost model's cycle counts are the hardware's by construction.
+``rtl.top.Top`` builds its buffers from these rules, and ``dataflow``'s cost model calls the
+same functions, so the cost model's cycle counts are the hardware's by construction.
 """
 import math
 
@@ -12,6 +12,17 @@ from ..errors import HwgenError
 # Cycles from a commit to the first output beat: the chain loads (or the first read issues) in
 # the cycle after the commit, and the beat is valid one cycle later.
 DRAIN_LATENCY = 2
+
+
+def range_bits(n):
+    """Bits of a counter over ``range(n)`` (Amaranth's ``Signal(range(n))``, ``ceil_log2(n)``;
+    the layers below ``rtl`` do not import Amaranth)."""
+    return max(0, (n - 1).bit_length())
+
+
+def slot_bits(slots):
+    """Bits that number ``slots`` buffer slots (problems in flight)."""
+    return max(1, range_bits(slots))
 
 
 def numel(tensor):
@@ -46,7 +57,7 @@ def check_lanes(tensor, banking, lanes):
     try:
         if tensor.direction == "in":
             lane_split(banking, tensor.shape, lanes)
-        elif lanes != 1 and (not chained(banking) or numel(tensor) % lanes):
+        elif lanes != 1 and (lanes < 1 or not chained(banking) or numel(tensor) % lanes):
             raise HwgenError(f"output '{tensor.name}' supports lanes=1"
                              + (" or a divisor of its size" if chained(banking) else ""))
     except HwgenError as e:
@@ -85,7 +96,7 @@ def host_timing(tensors, bankings, lanes, compute, starts):
     outputs = [t for t in tensors if t.direction == "out"]
     interval = max(starts, n_in, n_out + 1)
     if any(chained(bankings[t.name]) for t in outputs):
-        # A chain drains problem p-1 before p+1 starts (see rtl.buffer.OutputBuffer).
+        # A chain drains problem p-1 before p+1 starts (see rtl.output_chain).
         interval = max(interval, -(-(compute + n_out + 2) // 2))
     # A slot is busy from the start of its load until its problem finishes (inputs) or has
     # drained (memory outputs); enough slots hide that behind `interval` per problem.

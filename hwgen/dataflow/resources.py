@@ -1,0 +1,368 @@
+"""The resource model of a design point: what the generated hardware is made of, counted from the
+design alone (no elaboration), and the FPGA resources those counts cost.
+
+``structure`` counts the hardware ``rtl`` builds, by component: the PE datapaths (product and
+accumulator registers, partial-sum adders at the width Yosys narrows them to, operand pipelines
+and held operands, link registers), the address ports (each memory port's address arithmetic: a
+multiply by a constant that is not a power of two is a shift-and-add), the controller (counters,
+the delay lines of ``schedule.lines`` that carry its flags and loop indices to every PE's skew)
+and the buffers (each memory mapped to LUT RAM, block RAM or registers by Yosys's cost rules;
+read and write muxes, read registers, output chains). ``estimate`` prices the counts with
+``RESOURCE_MODEL``, coefficients fitted to nextpnr on ECP5 (``benchmarks/calibrate.py`` fits
+them, ``tests/dataflow/test_resources.py`` holds them to the measurements).
+"""
+from dataclasses import dataclass
+
+from ..ir.graph import Pred
+from ..ir.types import Sharded
+from ..schedule import READ_LATENCY
+from ..schedule.groups import link_delay
+from ..schedule.host import chained, lane_split, range_bits, slot_bits
+from ..schedule.lines import FINISH, SLOT, Line, LineKind
+from .generate import IN_TYPE, OUT_TYPE, layout
+
+# LUT and FF per structural count of ``structure`` (``base`` = 1 per design): TRELLIS_COMB
+# and TRELLIS_FF as nextpnr-ecp5 counts them on ECP5-85k. Fitted by non-negative least squares
+# (relative errors) on the training points of `.venv/bin/python benchmarks/calibrate.py`
+# (36 generated GEMM / GEMV / conv2d points, nextpnr seed 1; build/calibrate/results.md);
+# tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
+# counted, not fitted: one multiplier per PE, and block RAMs by Yosys's rules.
+RESOURCE_MODEL = {
+    "LUT": {"pe": 23.4, "acc_bit": 1.6, "lutram": 7.4, "mux_bit": 0.41, "ctrl_bit": 2.6,
+            "bram_emu": 0.88, "const_mul": 9.7},
+    "FF": {"base": 85.7, "acc_bit": 0.84, "link_bit": 1.2, "pipe_bit": 0.95, "delay_bit": 0.86,
+           "ctrl_bit": 0.55, "buf_bit": 0.84, "bram_emu": 0.9},
+}
+
+# The structural counts (keys of ``Cost.counts``): ``base`` 1 per design; ``pe`` PEs;
+# ``acc_bit`` accumulator bits; ``add_bit`` partial-sum adder bits; ``link_bit`` neighbour link
+# register bits; ``pipe_bit`` product, operand and index pipeline and held-operand register
+# bits; ``delay_bit`` controller delay-line bits; ``ctrl_bit`` counter and state bits;
+# ``buf_bit`` buffer register bits; ``lutram`` TRELLIS_DPR16X4 cells; ``mux_bit`` mux data
+# inputs times width; ``addr_bit`` address bits of the array's memory ports; ``lane_bit``
+# buffer write enables; ``const_mul`` address multiplies by constants that are not powers of
+# two (shift-and-add adders, ``rtl.arith.mul_const``); ``bram`` block RAMs and ``bram_emu`` the
+# register bits Yosys adds around them.
+COUNTS = ("base", "pe", "acc_bit", "add_bit", "link_bit", "pipe_bit", "delay_bit", "ctrl_bit",
+          "buf_bit", "lutram", "mux_bit", "addr_bit", "lane_bit", "const_mul", "bram",
+          "bram_emu")
+
+
+@dataclass
+class Shape:
+    """What the resource model reads of a design point: the array as the cycle model lays it
+    out, and the host side as ``schedule.host`` sizes it."""
+    design: object              # dataflow.design.Design
+    grid: tuple                 # PEs per axis
+    skew: dict                  # PE position -> cycles behind the array's base (sources first)
+    prod: dict                  # PE position -> pipeline level of its product
+    taps: int                   # the deepest delay-line tap (``schedule.groups.taps``)
+    readers: dict               # input tensor -> one PE per read port (``readers``)
+    tensors: list               # ir.graph.Tensor per access
+    bankings: dict              # tensor name -> ir.layout.Banking
+    lanes: dict                 # tensor name -> elements per host beat
+    slots: int                  # problems each buffer holds
+    period: int                 # cycles between problem starts (array or host, the longer)
+
+
+def back(pos, axis):
+    """The neighbour of PE ``pos`` one step back along ``axis``."""
+    return pos[:axis] + (pos[axis] - 1,) + pos[axis + 1:]
+
+
+def readers(design, skew, tensor):
+    """One PE per read port of an input tensor (the edge PE of a systolic flow, one per
+    multicast row/column at one skew, every PE otherwise), as ``schedule.ports`` shares ports
+    (``read_share_key``: the same address of one bank at the same skew)."""
+    along = [ax for ax, l in enumerate(design.space) if design.lacks(tensor, l)]
+    flow = design.flow(tensor)
+    seen = {}
+    for pos in skew:
+        if flow is not None and pos[flow] > 0:
+            continue
+        key = tuple(None if ax in along and not design.skew[ax] else p
+                    for ax, p in enumerate(pos))
+        seen.setdefault((key, skew[pos]), pos)
+    return list(seen.values())
+
+
+def structure(shape):
+    """The structural counts (``COUNTS``) of the hardware ``rtl`` builds for ``shape``."""
+    count = _Count(shape)
+    count.address_ports(count.datapaths())
+    count.controller()
+    count.buffers()
+    return count.n
+
+
+def estimate(shape, counts):
+    """FPGA resources of ``counts``: LUT and FF by ``RESOURCE_MODEL``, one DSP per multiplier,
+    block RAMs as counted."""
+    res = {kind: round(sum(coef * counts[k] for k, coef in model.items()))
+           for kind, model in RESOURCE_MODEL.items()}
+    res["DSP"] = counts["pe"] * (len(shape.design.expr.inputs) - 1)
+    res["BRAM"] = counts["bram"]
+    return res
+
+
+def _odd(n):
+    """``n`` without its factors of two (Yosys turns a multiply by ``2**k * odd`` into a shift
+    of a multiply by ``odd``; by a power of two, into a shift alone)."""
+    n = abs(n)
+    while n and n % 2 == 0:
+        n //= 2
+    return n
+
+
+def _memory(entries, width, reads):
+    """How Yosys's ``memory_libmap`` maps a memory with one write port and ``reads`` read ports
+    on ECP5 (its cost rules with the Lattice libraries): ``(kind, cells, rows)`` with kind
+    ``"lutram"`` (cells: TRELLIS_DPR16X4), ``"bram"`` (DP16KD / PDPW16KD) or ``"ff"``
+    (registers), and ``rows`` the cells one read port muxes between."""
+    reads = max(1, reads)
+    best = (entries * width * 1.0, "ff", 0, entries)         # soft logic: 1 per bit
+    rows = -(-entries // 16)                                 # DPR16X4: 16 x 4, async read
+    cells = rows * -(-width // 4) * reads
+    c = 4 * cells + (rows - 1) * width * reads / 2 + (rows / 2 if rows > 1 else 0) + 2 * reads
+    if c < best[0]:
+        best = (c, "lutram", cells, rows)
+    for bits, depth in ((1, 16384), (2, 8192), (4, 4096), (9, 2048), (18, 1024), (36, 512)):
+        # DP16KD up to 18 bits, PDPW16KD (separate read and write port groups) at 36: a read
+        # that must not see the same cycle's write is emulated (write delayed, bypass).
+        rows = -(-entries // depth)
+        cells = rows * -(-width // bits) * reads
+        emu = 2 * (3 + 4 * reads) if bits == 36 else 2 * 4 * reads
+        c = 128 * cells + (rows - 1) * width * reads / 2 + (rows / 2 if rows > 1 else 0) + emu
+        if c < best[0]:
+            best = (c, "bram" if bits < 36 else "bram36", cells, rows)
+    return best[1:]
+
+
+class _Count:
+    """The counts of one ``Shape``, added up component by component. ``lines`` holds the
+    longest tap any PE takes of each delay line (``schedule.lines.Line``)."""
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.design = d = shape.design
+        self.trips = [p.trip for p in d.nest]
+        self.depth = {p.loop: dd for dd, p in enumerate(d.nest)}
+        self.n = dict.fromkeys(COUNTS, 0)
+        self.n["base"] = 1
+        self.n["pe"] = len(shape.skew)
+        self.lines = {FINISH: shape.taps}
+        self.psum = {}          # PE -> bits of the partial sum it passes on
+        self.muls = set()       # (signal, odd constant) multiplies in addresses
+        self.sums = set()       # pipelined index sums
+
+    def tap(self, line, t):
+        if t > self.lines.get(line, 0):
+            self.lines[line] = t
+
+    def got(self, access, pos):
+        """Whether the PE at ``pos`` gets ``access`` from its neighbour (else reads it)."""
+        axis = self.design.flow(access)
+        return axis is not None and pos[axis] > 0
+
+    # -- PE datapaths -----------------------------------------------------------------------
+
+    def datapaths(self):
+        """Every PE's datapath; returns its memory writes ``(PE, level + skew)``."""
+        shape, d = self.shape, self.design
+        chain, red = d.chain, d.reduction_depth
+        writes = []
+        for pos in shape.skew:                      # sources before sinks
+            value = self.operands(pos)
+            if chain is not None and pos[chain] > 0:
+                value = self.partial_sum(pos, back(pos, chain), value)
+            self.psum[pos] = value
+            if chain is None or pos[chain] == shape.grid[chain] - 1:
+                t = shape.skew[pos] + shape.prod[pos]
+                writes.append((pos, t))
+                self.tap(Line.cond(0), t)
+                if red is not None:
+                    self.n["acc_bit"] += OUT_TYPE.bits
+                    self.tap(Line.cond(0, (Pred("first", red),)), t)
+                    self.tap(Line.cond(0, (Pred("last", red),)), t)
+        return writes
+
+    def operands(self, pos):
+        """Operand links, held reads, operand pipelines and products of the PE at ``pos``;
+        returns the bits of its product."""
+        shape, d, win = self.shape, self.design, IN_TYPE.bits
+        s, levels = shape.skew[pos], []
+        for a in d.expr.inputs:
+            if self.got(a, pos):
+                src = back(pos, d.flow(a))
+                put = 0 if self.got(a, src) else READ_LATENCY
+                levels.append(0)
+                self.n["link_bit"] += win * link_delay(shape.skew[src], put, s, 0)
+            else:
+                levels.append(READ_LATENCY)
+                if d.lacks(a, d.inner):             # read once per t1 run and held
+                    self.n["pipe_bit"] += win
+                    self.tap(Line.cond(0, (Pred("first", len(self.trips) - 1),)),
+                             s + READ_LATENCY)
+                    self.tap(Line.cond(0), s + READ_LATENCY)
+        self.n["pipe_bit"] += win * sum(max(levels) - l for l in levels) + \
+            sum(win * k for k in range(2, len(levels) + 1))      # operand pipes, products
+        return win * len(levels)
+
+    def partial_sum(self, pos, src, value):
+        """The partial sum the PE at ``pos`` gets from ``src`` and adds its product of
+        ``value`` bits to; returns the bits of the sum."""
+        shape, bits = self.shape, self.psum[src]
+        self.n["link_bit"] += bits * link_delay(shape.skew[src], shape.prod[src],
+                                                shape.skew[pos], 0)
+        self.n["pipe_bit"] += bits * shape.prod[pos]
+        # Yosys narrows the first adder of a chain (two products) to one bit more than a
+        # product; the ones after it stay full width.
+        value = min(OUT_TYPE.bits, value + 1) if bits == value else OUT_TYPE.bits
+        self.n["add_bit"] += value
+        return value
+
+    # -- address ports ----------------------------------------------------------------------
+
+    def address_ports(self, writes):
+        """The array's memory ports: one per reader of each input, one per output write."""
+        expr, shape = self.design.expr, self.shape
+        for a in expr.inputs:
+            for pos in shape.readers[a.tensor]:
+                self.port(a, pos, 0)
+        for pos, t in writes:
+            self.port(expr.output, pos, t - shape.skew[pos])
+        self.n["const_mul"] += len(self.muls)
+
+    def port(self, access, pos, level):
+        """A memory port of the PE at ``pos`` whose address is needed at ``level``: delay-line
+        taps, pipelined index sums, multiplies by constants that are not powers of two."""
+        d, bank = self.design, self.shape.bankings[access.tensor]
+        lay = layout(d, access)
+        t = self.shape.skew[pos] + level
+        self.n["addr_bit"] += range_bits(bank.depth)
+        self.tap(SLOT, t)
+        for dim, (row, off) in enumerate(zip(access.matrix, access.offset)):
+            var, const = [], off
+            for l, c in zip(d.expr.loops, row):
+                if c and l in d.space:
+                    const += c * pos[d.space.index(l)] * d.block(l)
+                if c and l in self.depth:
+                    var.append((self.depth[l], c))
+            if not var:
+                continue
+            if len(var) == 1 and var[0][1] == 1 and const == 0:
+                signal = (Line.index(var[0][0]), t)     # a loop index, from its delay line
+                self.tap(*signal)
+            else:
+                signal = self.index_sum(pos, var, const, level)
+            stride = _odd(bank.strides()[dim])
+            if stride > 1:
+                ext = bank.extent[dim]
+                base = const // ext * ext if isinstance(lay[dim], Sharded) else 0
+                self.muls.add(((signal, base), stride))
+
+    def index_sum(self, pos, var, const, level):
+        """A sum of loop indices ``var`` (``(depth, coefficient)``) and ``const``: computed at
+        level 0, then pipelined up to ``level`` (PEs at one skew compute the same one: Yosys
+        merges them). Returns the signal."""
+        s = self.shape.skew[pos]
+        for dd, c in var:
+            self.tap(Line.index(dd), s)
+            if _odd(c) > 1:
+                self.muls.add(((Line.index(dd), s), _odd(c)))
+        signal = (tuple(var), const, s)
+        if level and (signal, level) not in self.sums:
+            self.sums.add((signal, level))
+            top = const + sum(abs(c) * (self.trips[dd] - 1) for dd, c in var)
+            self.n["pipe_bit"] += range_bits(top + 1) * level
+        return signal
+
+    # -- controller -------------------------------------------------------------------------
+
+    def line_bits(self, line):
+        if line.kind is LineKind.SLOT:
+            return slot_bits(self.shape.slots)
+        if line.kind is LineKind.IDX:
+            return range_bits(self.trips[line.depth] + 1)
+        return 1
+
+    def controller(self):
+        """The delay lines (to their longest taps), the problem counter, start and finish
+        state, the slot counters and the loop counters."""
+        shape = self.shape
+        for line, t in self.lines.items():
+            self.n["delay_bit"] += t * self.line_bits(line)
+        count = max(self.design.iterations + shape.taps, shape.period)
+        self.n["ctrl_bit"] += range_bits(count + 1) + 2 + 2 * slot_bits(shape.slots) + \
+            sum(range_bits(t + 1) for t in self.trips)
+
+    # -- buffers ----------------------------------------------------------------------------
+
+    def buffers(self):
+        """Each tensor's buffer: its host-side counters and bank arithmetic, and its banks."""
+        shape = self.shape
+        for t in shape.tensors:
+            bank = shape.bankings[t.name]
+            self.n["ctrl_bit"] += sum(map(range_bits, bank.extent)) + \
+                sum(map(range_bits, bank.shards)) + 2 * shape.slots + 3 * slot_bits(shape.slots)
+            self.n["const_mul"] += sum(1 for e, st in zip(bank.extent, bank.strides())
+                                       if _odd(st) > 1 and range_bits(e) >= 2)
+            if t.direction == "in":
+                self.input_banks(t, bank)
+            elif chained(bank):
+                self.output_chain(t, bank)
+            else:
+                entries = (1 << slot_bits(shape.slots)) << range_bits(bank.depth)
+                self.memory(entries, t.dtype.bits, 1, bank.banks)
+                self.n["buf_bit"] += range_bits(bank.banks) + 3
+                if bank.banks > 1:
+                    self.n["mux_bit"] += bank.banks * t.dtype.bits
+
+    def input_banks(self, t, bank):
+        """The banks of input ``t``: per bank, one memory per sub-bank of a host beat."""
+        shape, w = self.shape, t.dtype.bits
+        f, g = lane_split(bank, t.shape, shape.lanes[t.name])
+        sharded = [l.axis for l in (t.type.layout or ()) if isinstance(l, Sharded)]
+        per_bank = {}
+        for pos in shape.readers[t.name]:
+            key = tuple(pos[ax] for ax in sharded)
+            per_bank[key] = per_bank.get(key, 0) + 1
+        entries = (1 << slot_bits(shape.slots)) << range_bits(bank.depth // f)
+        # A beat writes G banks. Unless it spans every shard of the innermost dimension (the
+        # lane -> bank map is then fixed), each memory has G write ports that Yosys merges.
+        merged = g > 1 and bank.shards[-1] > g
+        self.n["lane_bit"] += bank.banks * (g if merged else 1)
+        for rp in per_bank.values():
+            self.memory(entries, w, rp, f)
+            if merged:
+                self.n["mux_bit"] += f * g * (w + range_bits(entries))
+            self.n["buf_bit"] += rp * (w + range_bits(f))           # read register, sub-bank
+            if f > 1:
+                self.n["mux_bit"] += rp * f * w
+
+    def output_chain(self, t, bank):
+        """An output of one element per bank: registers drained through a shift chain."""
+        w, lanes, slots = t.dtype.bits, self.shape.lanes[t.name], self.shape.slots
+        beats = bank.banks // lanes
+        self.n["buf_bit"] += 2 * w * bank.banks + range_bits(beats + 1) + \
+            range_bits(slots + 2) + 2
+        self.n["mux_bit"] += 2 * w * max(0, bank.banks - lanes)
+
+    def memory(self, entries, width, reads, copies):
+        """``copies`` memories of ``entries`` x ``width`` with ``reads`` read ports."""
+        n = self.n
+        kind, cells, rows = _memory(entries, width, reads)
+        if kind.startswith("bram"):
+            n["bram"] += copies * cells
+            # Registers Yosys adds around a block RAM: the emulated read-before-write of
+            # PDPW16KD (write delayed, read bypassed), a data register on DP16KD.
+            n["bram_emu"] += copies * (2 * width + 7 if kind == "bram36" else width)
+            return
+        if kind == "lutram":
+            n["lutram"] += copies * cells
+        else:
+            n["buf_bit"] += copies * entries * width
+        n["buf_bit"] += copies * reads * width              # the synchronous read's register
+        n["lane_bit"] += copies * rows                       # write enables per row
+        if rows > 1:
+            n["mux_bit"] += copies * reads * rows * width

@@ -1,0 +1,169 @@
+"""Assignments of a task body: ``=``, ``x: T = ...``, ``x op= ...`` and indexed targets.
+
+An assignment binds a compile-time constant (``get_pid()``, a constant outside loops and
+conditions), declares a local (its type annotated, or taken from the stream, tensor or array it
+first reads) or a local array, or becomes an IR statement: ``Assign``, ``Write``, ``ArrayWrite``.
+"""
+import ast
+
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, Read, SetSlice, VarRef,
+                        Write)
+from ..ir.types import IntType, TensorType
+from .exprs import BINOPS, ExprLowerer, is_call_to
+
+
+class AssignLowerer(ExprLowerer):
+    """Assignment lowering for the task-body lowerer (``body.TaskLowerer``), which provides the
+    state (``vars``, ``consts``, ``arrays``, ``loops``, ...) and ``error``/``unconditional``."""
+
+    def assign(self, s, loc):
+        """Lower ``=``, ``x: T = ...`` or ``x op= ...``; names bound to ``get_pid()`` or, outside
+        loops and conditions, to a constant become compile-time constants (no statement)."""
+        target, value = self.assign_sides(s)
+        if self.bind_pid(s, target, value):
+            return []
+        if isinstance(target, ast.Subscript):
+            return self.assign_indexed(s, target, value, loc)
+        if not isinstance(target, ast.Name):
+            self.error(f"cannot assign to `{ast.unparse(target)}`", s)
+        name = target.id
+        if name in self.loops:
+            self.error(f"cannot assign to loop variable '{name}'", s)
+        if name in self.arrays:
+            self.error(f"'{name}' is a local array: assign its elements, `{name}[i] = ...`", s)
+        if isinstance(s, ast.AnnAssign):
+            dtype = self.declared_type(s, name)
+            if isinstance(dtype, TensorType):
+                return self.declare_array(s, name, dtype)
+            if value is None:
+                self.vars[name] = dtype
+                return []
+        if isinstance(s, ast.AugAssign):
+            return [self.update(s, name, value, loc)]
+        rhs = self.expr(value)
+        if isinstance(s, ast.AnnAssign):
+            self.vars[name] = dtype
+        elif name not in self.vars:
+            dtype = self.inferred_type(s, name, rhs)
+            if dtype is None:
+                self.consts[name] = rhs.value
+                return []
+            self.vars[name] = dtype
+        self.assigned.add(name)
+        return [Assign(name, rhs, loc=loc)]
+
+    def assign_sides(self, s):
+        """The target and value of an assignment statement (one target only)."""
+        if isinstance(s, ast.Assign):
+            if len(s.targets) != 1:
+                self.error("chained assignment is not supported", s)
+            return s.targets[0], s.value
+        return s.target, s.value
+
+    def bind_pid(self, s, target, value):
+        """Bind ``i, j = hwgen.get_pid()`` (or ``i = ...`` on a 1-D grid) to this instance's
+        grid position as constants; whether ``s`` was such a binding. Other tuple targets are
+        an error."""
+        if isinstance(target, ast.Tuple):
+            if is_call_to(value, "get_pid"):
+                names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+                if len(names) != len(self.grid):
+                    self.error(f"get_pid() returns {len(self.grid)} indices for a grid of "
+                               f"{list(self.grid)}, but {len(target.elts)} names receive them", s)
+                self.consts.update(zip(names, self.pid))
+                return True
+            self.error("tuple assignment is only supported for `i, j = hwgen.get_pid()`", s)
+        if isinstance(s, ast.Assign) and isinstance(target, ast.Name) and \
+                is_call_to(value, "get_pid"):
+            if len(self.grid) != 1:
+                self.error(f"get_pid() returns {len(self.grid)} indices; unpack them", s)
+            self.consts[target.id] = self.pid[0]
+            return True
+        return False
+
+    def declared_type(self, s, name):
+        """The type annotated on ``name`` (an IntType, or a TensorType for a local array),
+        checked against an earlier declaration."""
+        dtype = self.p.eval_const(s.annotation, "a type annotation")
+        if isinstance(dtype, TensorType):
+            return dtype
+        if not isinstance(dtype, IntType):
+            self.error(f"unknown type `{ast.unparse(s.annotation)}` for '{name}'; use int8, "
+                       "int16, int32, uint8, ... or Int(bits)", s)
+        if name in self.vars and self.vars[name] != dtype:
+            self.error(f"'{name}' was declared {self.vars[name].name}, now {dtype.name}", s)
+        return dtype
+
+    def update(self, s, name, value, loc):
+        """``name op= value`` as ``name = name op value``; ``name`` must hold a value already."""
+        if name not in self.vars:
+            self.error(f"'{name}' is updated before it is assigned", s)
+        op = BINOPS.get(type(s.op))
+        if op is None:
+            self.error(f"operator `{type(s.op).__name__}=` is not supported in hardware", s)
+        rhs = BinOp(op, self.var_ref(name, s), self.expr(value))
+        return Assign(name, rhs, loc=loc)
+
+    def inferred_type(self, s, name, rhs):
+        """The type an undeclared variable takes from its first value: the element type of the
+        stream, tensor or array it reads; None for a constant outside loops and conditions
+        (folded at compile time)."""
+        if isinstance(rhs, Get):
+            return self.channels[rhs.channel].dtype
+        if isinstance(rhs, Read):
+            return self.tensors[rhs.tensor].dtype
+        if isinstance(rhs, ArrayRead):
+            return self.arrays[rhs.array].dtype
+        if isinstance(rhs, Const) and not self.loops and not self.conditional:
+            return None
+        self.error(f"declare the type of '{name}': `{name}: int32 = ...`", s)
+
+    def assign_indexed(self, s, target, value, loc):
+        """``T[i] = x`` (tensor write), ``buf[i] = x`` (local array), ``w[a:b] = x`` (bits)."""
+        base = target.value.id if isinstance(target.value, ast.Name) else None
+        if base in self.tensors:
+            if isinstance(s, ast.AugAssign):
+                self.error("`T[...] op= x` is not supported on tensors; accumulate in a local", s)
+            self.unconditional(s, "a tensor write", "compute the value with if/else and write "
+                               "it unconditionally")
+            tensor = self.tensors[base]
+            if tensor.direction == "in":
+                self.error(f"tensor '{base}' is read and written; hwgen tensors are either "
+                           "inputs or outputs", s)
+            tensor.direction = "out"
+            index = self.index(base, tensor.shape, target.slice, s)
+            return [Write(base, index, self.expr(value), loc=loc)]
+        if base in self.arrays:
+            index = self.index(base, self.arrays[base].shape, target.slice, s)
+            rhs = self.expr(value)
+            if isinstance(s, ast.AugAssign):
+                op = BINOPS.get(type(s.op))
+                if op is None:
+                    self.error(f"operator `{type(s.op).__name__}=` is not supported in hardware",
+                               s)
+                rhs = BinOp(op, ArrayRead(base, index, loc=loc), rhs)
+            return [ArrayWrite(base, index, rhs, loc=loc)]
+        if base in self.vars:
+            if isinstance(s, ast.AugAssign):
+                self.error("`x[a:b] op= y` is not supported; assign the slice", s)
+            start, stop = self.slice_bounds(base, target)
+            old = VarRef(base) if base in self.assigned else Const(0)
+            rhs = SetSlice(old, start, stop, self.expr(value), self.vars[base].bits)
+            self.assigned.add(base)
+            return [Assign(base, rhs, loc=loc)]
+        self.error(f"assignment to `{ast.unparse(target)}`: only tensors, local arrays and bit "
+                   "slices of typed locals can be assigned by index", s)
+
+    def declare_array(self, s, name, ttype):
+        """``buf: int8[N]``: a local array (registers when small, a memory otherwise)."""
+        if s.value is not None:
+            self.error(f"local array '{name}' cannot be initialised in its declaration; write "
+                       "its elements (e.g. in a loop) before reading them", s)
+        if not isinstance(ttype.dtype, IntType) or ttype.layout is not None or \
+                any(not isinstance(d, int) or d < 1 for d in ttype.shape):
+            self.error(f"local array '{name}' needs an integer element type and positive sizes, "
+                       f"like `{name}: int8[N]`", s)
+        if name in self.vars or (name in self.arrays and self.arrays[name] != ttype):
+            self.error(f"'{name}' is declared twice with different types", s)
+        self.arrays[name] = ttype
+        return []

@@ -1,0 +1,107 @@
+"""The controller of a lockstep group: one iteration of the group's loop nests per enabled
+cycle, and the control values its members tap from the delay lines.
+
+For iteration ``n`` it produces the loop indices, the segment, whether the iteration is valid,
+flags for the conditions statements run under (first/last iteration of some loops), the buffer
+slot of the problem, and the problem's last iteration. A new problem may start once the previous
+one has issued its iterations and ``spacing`` cycles have passed.
+"""
+from amaranth.hdl import Cat, Const, Mux, Signal
+
+from ..schedule.lines import FINISH, SLOT, Line
+
+
+def all_of(terms):
+    """Every one of ``terms`` (1 when there are none)."""
+    return Cat(*terms).all() if terms else Const(1)
+
+
+class Controller:
+    """The counters of one group.
+
+    Parameters
+    ----------
+    m : Module
+    group : schedule.Group
+    slots : int
+        Buffer slots (problems in flight) the slot number counts through.
+    spacing : int
+        Enabled cycles between two problem starts.
+    lines : DelayLines
+        Where the control values are defined.
+    ports : Group
+        The group's ``start``, ``accept`` and ``finished``; ``en``.
+
+    Attributes
+    ----------
+    valid0, idx, seg, slot : Signal
+        At the base: the iteration is valid; the loop indices; the segment; the slot.
+    """
+
+    def __init__(self, m, group, slots, spacing, lines, ports):
+        self.m, self.group, self.slots, self.lines = m, group, slots, lines
+        g, en = group, ports.en
+        total = g.iterations + g.taps
+        running = Signal()
+        count = Signal(range(max(total, spacing) + 1))
+        self.valid0 = valid0 = Signal()
+        m.d.comb += valid0.eq(running & (count < g.iterations))
+        depth = max((len(t) for t in g.structure), default=0)
+        self.idx = [Signal(range(max([t[d] for t in g.structure if len(t) > d]) + 1),
+                           name=f"idx{d}") for d in range(depth)]
+        self.seg = Signal(range(len(g.structure) + 1))
+        # The slot (buffer half) of the problem whose iterations are issuing; it travels with
+        # them through the delay lines so that two problems can share the array.
+        self.slot = Signal(range(max(2, self.slots)), name="slot")
+        slot_next = Signal(range(max(2, self.slots)))
+        lines.define(SLOT, self.slot)
+        last_iter = Signal()
+        m.d.comb += last_iter.eq(valid0 & (count == g.iterations - 1))
+        lines.define(FINISH, last_iter)
+        m.d.comb += [ports.accept.eq(en & (~running | (count >= spacing - 1))),
+                     ports.finished.eq(lines.tap(FINISH, g.taps) & en)]
+        with m.If(ports.start):
+            m.d.sync += [running.eq(1), count.eq(0), self.seg.eq(0), self.slot.eq(slot_next),
+                         slot_next.eq(Mux(slot_next == self.slots - 1, 0, slot_next + 1))]
+            m.d.sync += [i.eq(0) for i in self.idx]
+        with m.Elif(running & en):
+            m.d.sync += count.eq(count + 1)
+            # Run until the last iteration has left the array and the spacing has passed.
+            with m.If(count == max(total, spacing) - 1):
+                m.d.sync += running.eq(0)
+            with m.If(valid0):
+                self._step()
+
+    def _step(self):
+        """Advance the loop indices and the segment by one iteration."""
+        m = self.m
+        with m.Switch(self.seg):
+            for gi, trips in enumerate(self.group.structure):
+                with m.Case(gi):
+                    lasts = [self.idx[d] == trips[d] - 1 for d in range(len(trips))]
+                    for d in range(len(trips)):
+                        inner = Const(1) if d == len(trips) - 1 else all_of(lasts[d + 1:])
+                        with m.If(inner):
+                            m.d.sync += self.idx[d].eq(Mux(lasts[d], 0, self.idx[d] + 1))
+                    with m.If(all_of(lasts) if trips else Const(1)):
+                        m.d.sync += self.seg.eq(gi + 1)
+
+    def index(self, depth):
+        """The delay line of the loop index at ``depth``."""
+        line = Line.index(depth)
+        self.lines.define(line, self.idx[depth])
+        return line
+
+    def cond(self, gi, pred):
+        """The delay line of 'the iteration is valid, in segment ``gi``, and ``pred`` holds'."""
+        line = Line.cond(gi, pred)
+        if line not in self.lines.base:
+            trips = self.group.structure[gi]
+            v = self.valid0 & (self.seg == gi)
+            for p in pred:
+                for d in range(p.depth, len(trips)):
+                    v = v & (self.idx[d] == (0 if p.kind == "first" else trips[d] - 1))
+            sig = Signal(name=f"c{gi}_" + "_".join(f"{p.kind}{p.depth}" for p in pred))
+            self.m.d.comb += sig.eq(v)
+            self.lines.define(line, sig)
+        return line

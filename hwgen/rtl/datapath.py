@@ -1,0 +1,256 @@
+"""The datapath of one member of a lockstep group: its statements compiled to pipelined logic.
+
+Each expression becomes a value at a pipeline level (``schedule.Levels``); an operand is
+delayed to the level where it is used; control values (loop indices, conditions, the slot) are
+tapped from the group's delay lines at ``skew + level``. Loop-carried variables are registers
+written at the end of each iteration in which the segment runs.
+"""
+import operator
+
+from amaranth.hdl import Cat, Const, Mux, Signal
+
+from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Get, LoopIndex, Neg, Put,
+                        Read, Select, SetSlice, Slice, StreamOp, VarRef, Write,
+                        Const as IRConst)
+from ..schedule import MULT_STAGES, READ_LATENCY
+from ..schedule.lines import SLOT, Line
+from ..schedule.ports import safe_name
+from .arith import mul_const
+from .local_array import LocalArray
+from .ports import shape_of
+
+# ``a op b`` on Amaranth values (``ir.graph.BINARY`` is the same on Python integers).
+_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_,
+        "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift,
+        "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+        ">": operator.gt, ">=": operator.ge}
+
+
+class Staged:
+    """A value that exists at pipeline ``level``."""
+
+    def __init__(self, value, level):
+        self.value, self.level = value, level
+
+
+def level_of(v):
+    """The level of an emitted value (constants and delay-line taps exist at every level)."""
+    return v.level if isinstance(v, Staged) else 0
+
+
+class Member:
+    """Compiles the statements of instance ``name`` into ``group``'s module.
+
+    Parameters
+    ----------
+    group : rtl.group.Group
+        The group being elaborated: its module, enable, controller, delay lines, links, ports.
+    name : str
+        The instance.
+    """
+
+    def __init__(self, group, name):
+        self.group, self.m = group, group.m
+        self.inst = group.graph.instances[name]
+        self.levels = group.sched.levels[name]
+        self.skew = group.group.skew[name]
+        self.prefix = prefix = safe_name(name)
+        self.regs = {v: Signal(shape_of(t), reset_less=True, name=f"{prefix}__{safe_name(v)}")
+                     for v, t in sorted(self.inst.vars.items())}
+        self.arrays = {a: LocalArray(self.m, f"{prefix}__{a}", t, group.en)
+                       for a, t in sorted(self.inst.arrays.items())}
+        self.memo = {}          # expression -> emitted value, within one statement
+        self.pred = ()          # the predicates of the statement being compiled
+        self.segment = 0
+
+    def build(self):
+        """Compile every statement, then the loop-carried registers and local arrays."""
+        statement = {ArrayWrite: self._array_write, Assign: self._assign, Put: self._put,
+                     Write: self._write}
+        for gi, seg in enumerate(self.inst.segments):
+            self.segment, env = gi, {}
+            for s in seg.body:
+                self.pred = s.pred
+                self.memo.clear()
+                statement[type(s)](s, env)
+            for var, v in env.items():
+                lvl = self.levels.var[var]
+                with self.m.If(self.group.en & self.cond((), lvl)):
+                    self.m.d.sync += self.regs[var].eq(self.at(v, lvl))
+        for arr in self.arrays.values():
+            arr.finish()
+
+    # -- values at levels -----------------------------------------------------------------------
+
+    def at(self, v, level):
+        """Emitted value ``v`` at pipeline ``level``."""
+        if isinstance(v, int):
+            return Const(v)
+        if isinstance(v, Line):
+            return self.group.lines.tap(v, self.skew + level)
+        return self.group.lines.pipe(v.value, v.level, level, f"{self.prefix}__v")
+
+    def cond(self, pred, level):
+        """'This iteration runs a statement under ``pred``', at ``level``."""
+        line = self.group.controller.cond(self.segment, pred)
+        return self.group.lines.tap(line, self.skew + level)
+
+    def emit(self, e, env):
+        """Expression ``e`` as an int (folded), a delay line or a ``Staged`` value."""
+        if e not in self.memo:
+            self.memo[e] = self._emit(e, env)
+        return self.memo[e]
+
+    def _emit(self, e, env):
+        if isinstance(e, IRConst):
+            return e.value
+        if isinstance(e, LoopIndex):
+            return self.group.controller.index(e.depth)
+        if isinstance(e, VarRef):
+            if e.name in env:
+                return env[e.name]
+            return Staged(self.regs[e.name], self.levels.var[e.name])
+        kinds = {Get: self._get, Read: self._read, BinOp: self._binop, Neg: self._neg,
+                 Slice: self._slice, Select: self._select, SetSlice: self._set_slice,
+                 ArrayRead: self._array_read}
+        return kinds[type(e)](e, env)
+
+    # -- expressions ----------------------------------------------------------------------------
+
+    def _get(self, e, env):
+        group, m = self.group, self.m
+        if e.channel in group.links:
+            return Staged(group.links[e.channel][-1], 0)
+        port = group.fifo_port(StreamOp.GET, e.channel)
+        c = self.cond(self.pred, 0)
+        m.d.comb += port.en.eq(c & group.en)
+        group.stall_terms.append(c & ~port.rdy)
+        data = Signal(shape_of(group.graph.channels[e.channel].dtype),
+                      name=f"{self.prefix}__get_{safe_name(e.channel)}")
+        m.d.comb += data.eq(port.data)
+        return Staged(data, 0)
+
+    def _read(self, e, env):
+        group = self.group
+        mport = group.ports.port_of[id(e)]
+        port = getattr(group, mport.name)
+        parts = [self.emit(i, env) for i in e.index]
+        lvl = max([level_of(p) for p in parts] + [0])
+        if mport.name not in group.driven:       # a shared port is driven once
+            group.driven.add(mport.name)
+            self.m.d.comb += [port.addr.eq(self._address(e, parts, lvl)),
+                              port.en.eq(group.en),
+                              port.slot.eq(group.lines.tap(SLOT, self.skew + lvl))]
+        return Staged(port.data, lvl + READ_LATENCY)
+
+    def _binop(self, e, env):
+        a, b = self.emit(e.lhs, env), self.emit(e.rhs, env)
+        if isinstance(a, int) and isinstance(b, int):
+            return BINARY[e.op](a, b)
+        lvl = max(level_of(a), level_of(b))
+        if e.op == "*" and not isinstance(a, int) and not isinstance(b, int):
+            # Optional operand registers, then the product register.
+            x, y = self.at(a, lvl + MULT_STAGES - 1), self.at(b, lvl + MULT_STAGES - 1)
+            value = x * y
+            prod = Signal(value.shape(), reset_less=True, name=f"{self.prefix}__prod")
+            with self.m.If(self.group.en):
+                self.m.d.sync += prod.eq(value)
+            return Staged(prod, lvl + MULT_STAGES)
+        return Staged(_OPS[e.op](self.at(a, lvl), self.at(b, lvl)), lvl)
+
+    def _neg(self, e, env):
+        a = self.emit(e.operand, env)
+        return -a if isinstance(a, int) else Staged(-self.at(a, level_of(a)), level_of(a))
+
+    def _slice(self, e, env):
+        a = self.emit(e.operand, env)
+        if isinstance(a, int):
+            return (a >> e.start) & ((1 << (e.stop - e.start)) - 1)
+        return Staged(self.at(a, level_of(a))[e.start:e.stop], level_of(a))
+
+    def _select(self, e, env):
+        c, a, b = (self.emit(x, env) for x in (e.cond, e.a, e.b))
+        if isinstance(c, int):
+            return a if c else b
+        lvl = max(level_of(c), level_of(a), level_of(b))
+        value = Mux(self.at(c, lvl), self.at(a, lvl), self.at(b, lvl))
+        w = Signal(value.shape(), name=f"{self.prefix}__sel")
+        self.m.d.comb += w.eq(value)
+        return Staged(w, lvl)
+
+    def _set_slice(self, e, env):
+        old, new = self.emit(e.operand, env), self.emit(e.value, env)
+        lvl = max(level_of(old), level_of(new))
+        base = Signal(e.width, name=f"{self.prefix}__packed")
+        part = Signal(e.stop - e.start, name=f"{self.prefix}__part")
+        self.m.d.comb += [base.eq(self.at(old, lvl)), part.eq(self.at(new, lvl))]
+        return Staged(Cat(base[:e.start], part, base[e.stop:]), lvl)
+
+    def _array_read(self, e, env):
+        arr = self.arrays[e.array]
+        lvl = self.levels.arr[e.array]
+        parts = [self.emit(i, env) for i in e.index]
+        addr = arr.address([self.at(p, lvl - arr.latency) for p in parts])
+        return Staged(arr.read(addr), lvl)
+
+    # -- statements -----------------------------------------------------------------------------
+
+    def _array_write(self, s, env):
+        arr = self.arrays[s.array]
+        lvl = self.levels.arr[s.array]
+        parts = [self.emit(i, env) for i in s.index]
+        v = self.emit(s.value, env)
+        arr.write(self.cond(s.pred, lvl), arr.address([self.at(p, lvl) for p in parts]),
+                  self.at(v, lvl))
+
+    def _assign(self, s, env):
+        v = self.emit(s.value, env)
+        lvl = level_of(v)
+        if s.pred:
+            cur = env.get(s.var, Staged(self.regs[s.var], self.levels.var[s.var]))
+            lvl = max(lvl, level_of(cur))
+            value = Mux(self.cond(s.pred, lvl), self.at(v, lvl), self.at(cur, lvl))
+        else:
+            value = self.at(v, lvl)
+        w = Signal(shape_of(self.inst.vars[s.var]), name=f"{self.prefix}__{s.var}_new")
+        self.m.d.comb += w.eq(value)
+        env[s.var] = Staged(w, lvl)
+
+    def _put(self, s, env):
+        group, m = self.group, self.m
+        v = self.emit(s.value, env)
+        lvl = self.levels.puts[s.channel]
+        if s.channel in group.links:
+            with m.If(group.en):
+                m.d.sync += group.links[s.channel][0].eq(self.at(v, lvl))
+            return
+        port = group.fifo_port(StreamOp.PUT, s.channel)
+        c = self.cond(s.pred, lvl)
+        data = Signal(shape_of(group.graph.channels[s.channel].dtype),
+                      name=f"{self.prefix}__put_{safe_name(s.channel)}")
+        m.d.comb += [data.eq(self.at(v, lvl)), port.data.eq(data), port.en.eq(c & group.en)]
+        group.stall_terms.append(c & ~port.rdy)
+
+    def _write(self, s, env):
+        group = self.group
+        parts = [self.emit(i, env) for i in s.index]
+        v = self.emit(s.value, env)
+        lvl = max([level_of(p) for p in parts] + [level_of(v)])
+        port = getattr(group, group.ports.port_of[id(s)].name)
+        c = self.cond(s.pred, lvl)
+        self.m.d.comb += [port.addr.eq(self._address(s, parts, lvl)),
+                          port.data.eq(self.at(v, lvl)), port.en.eq(c & group.en),
+                          port.slot.eq(group.lines.tap(SLOT, self.skew + lvl))]
+
+    def _address(self, access, parts, level):
+        """The address of a tensor access inside its bank, at pipeline ``level``."""
+        banking = self.group.bankings[access.tensor]
+        addr = 0
+        for p, base, stride in zip(parts, self.group.ports.shard_base[id(access)],
+                                   banking.strides()):
+            if isinstance(p, int):
+                addr += (p - base) * stride
+            else:
+                term = self.at(p, level) - base if base else self.at(p, level)
+                addr = addr + mul_const(term, stride)
+        return Const(addr) if isinstance(addr, int) else addr

@@ -1,0 +1,144 @@
+"""Host stream -> banked, multi-slot on-chip buffer read by the compute groups.
+
+A tensor arriving in row-major order, ``lanes`` elements per beat, is written into one memory
+bank per shard of its layout; compute groups read the banks through synchronous read ports.
+Each bank holds ``slots`` problems: the host loads one while the groups read another. When a
+beat puts several elements into one bank, that bank is split cyclically into ``F`` sub-banks
+(element address ``a`` lives in sub-bank ``a % F`` at ``a // F``) so that every memory takes
+one write per beat.
+"""
+from amaranth.hdl import Cat, Module, Signal, Value, unsigned
+from amaranth.lib import memory, stream, wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
+
+from ..schedule.host import lane_split, slot_bits
+from . import ports
+from .arith import mux_tree
+from .ports import shape_of
+from .walk import BeatWalk, SlotCounter, sub_address
+
+
+class InputBuffer(wiring.Component):
+    """Host stream -> multi-slot banks.
+
+    Parameters
+    ----------
+    tensor : ir.Tensor
+    banking : ir.layout.Banking
+    readers : list of int
+        The bank each read port ``rd<k>`` reads.
+    lanes : int
+        Elements per host beat; must fit the layout (``schedule.host.lane_split``).
+    slots : int
+        Problems the banks hold at once (2: double buffering).
+
+    Attributes
+    ----------
+    host : In(stream.Signature(unsigned(bits * lanes)))
+        The tensor, row-major, element 0 of a beat in the low bits, two's complement.
+    loaded : Out(1)
+        The slot the next problem will use holds a complete problem.
+    start : In(1)
+        Pulse: a problem starts on that slot.
+    consume : In(1)
+        Pulse: the oldest started problem is done reading; its slot may be reloaded.
+    rd<k> : In(read_port)
+        Reads slot ``rd<k>.slot``; ``data`` follows two enabled cycles after ``addr``.
+    """
+
+    def __init__(self, tensor, banking, readers, lanes=1, slots=2):
+        self._tensor, self._banking, self._readers = tensor, banking, tuple(readers)
+        self._lanes, self._slots = lanes, slots
+        self._f, self._g = lane_split(banking, tensor.shape, lanes)
+        shape = shape_of(tensor.dtype)
+        members = {"host": In(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
+                   "loaded": Out(1), "start": In(1), "consume": In(1)}
+        for k, _ in enumerate(self._readers):
+            members[f"rd{k}"] = In(ports.read_port(banking.depth, shape, slot_bits(slots)))
+        super().__init__(members)
+
+    tensor = property(lambda self: self._tensor)
+    banking = property(lambda self: self._banking)
+    readers = property(lambda self: self._readers)
+    lanes = property(lambda self: self._lanes)
+    slots = property(lambda self: self._slots)
+
+    def read_port(self, k):
+        """The interface of read port ``k`` (``readers[k]`` is its bank)."""
+        return getattr(self, f"rd{k}")
+
+    def elaborate(self, platform):
+        m = Module()
+        f = self._f
+        shape = shape_of(self.tensor.dtype)
+        sub_depth = self.banking.depth // f
+        # The slot is the address MSBs: each slot is padded to a power of two.
+        sb = slot_bits(self.slots)
+        mems = [[memory.Memory(shape=shape, depth=(1 << sb) << ceil_log2(sub_depth), init=[])
+                 for _ in range(f)]
+                for _ in range(self.banking.banks)]
+        for b, subs in enumerate(mems):
+            for s, mem in enumerate(subs):
+                m.submodules[f"bank{b}_{s}"] = mem
+        self._load(m, mems, sub_depth)
+        for k, b in enumerate(self.readers):
+            self._read(m, k, mems[b], sub_depth)
+        return m
+
+    def _load(self, m, mems, sub_depth):
+        """Write beats into the slot being loaded; track which slots are full and fresh."""
+        f, g, bits = self._f, self._g, self.tensor.dtype.bits
+        # full: the slot holds a problem (loaded, maybe started, not yet consumed);
+        # fresh: the slot holds a loaded problem that has not started.
+        full, fresh = Signal(self.slots), Signal(self.slots)
+        wr_slot, next_slot, free_slot = (SlotCounter(m, self.slots, n)
+                                         for n in ("wr_slot", "next_slot", "free_slot"))
+        walk = BeatWalk(m, self.banking, f, g, "ld")
+        take = Signal()
+        m.d.comb += [self.host.ready.eq(~full.bit_select(wr_slot.value, 1)),
+                     take.eq(self.host.valid & self.host.ready),
+                     self.loaded.eq(fresh.bit_select(next_slot.value, 1))]
+        sub_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
+        for lane in range(self.lanes):
+            bank = walk.bank(lane // f)
+            data = self.host.payload[lane * bits:(lane + 1) * bits]
+            for b, subs in enumerate(mems):
+                wp = subs[lane % f].write_port()
+                m.d.comb += [wp.addr.eq(sub_addr), wp.data.eq(data),
+                             wp.en.eq(take & (bank == b))]
+        with m.If(take):
+            walk.step()
+            with m.If(walk.last):
+                m.d.sync += [full.bit_select(wr_slot.value, 1).eq(1),
+                             fresh.bit_select(wr_slot.value, 1).eq(1)]
+                wr_slot.advance()
+        with m.If(self.start):
+            m.d.sync += fresh.bit_select(next_slot.value, 1).eq(0)
+            next_slot.advance()
+        with m.If(self.consume):
+            m.d.sync += full.bit_select(free_slot.value, 1).eq(0)
+            free_slot.advance()
+
+    def _read(self, m, k, subs, sub_depth):
+        """Read port ``k`` on the sub-banks ``subs`` of its bank, read data registered."""
+        f = self._f
+        port = self.read_port(k)
+        addr = Value.cast(port.addr)
+        datas = []
+        for mem in subs:
+            rp = mem.read_port()
+            m.d.comb += [rp.addr.eq(Cat(sub_address(addr, f, sub_depth), port.slot)),
+                         rp.en.eq(port.en)]
+            datas.append(rp.data)
+        # The read data (after the sub-bank mux) is registered: read latency 2.
+        data = datas[0]
+        if f > 1:
+            sel = Signal(ceil_log2(f), name=f"rd{k}_sub")
+            with m.If(port.en):
+                m.d.sync += sel.eq(addr[:ceil_log2(f)])
+            data = mux_tree(datas, sel)
+        q = Signal(shape_of(self.tensor.dtype), reset_less=True, name=f"rd{k}_q")
+        with m.If(port.en):
+            m.d.sync += q.eq(data)
+        m.d.comb += port.data.eq(q)

@@ -1,0 +1,70 @@
+"""Counters that walk a tensor's banks the way the host sends it: row-major, one beat at a
+time, and a slot counter numbering the problems a buffer holds."""
+from amaranth.hdl import Cat, Const, Mux, Signal, Value
+from amaranth.utils import ceil_log2
+
+from .arith import mul_const
+
+
+def sub_address(address, f, depth):
+    """``address // f`` in exactly the bits a sub-bank of ``depth`` entries needs."""
+    return (Value.cast(address) >> ceil_log2(f))[:ceil_log2(depth)]
+
+
+class SlotCounter:
+    """A slot number counting modulo ``slots``."""
+
+    def __init__(self, m, slots, name):
+        self.m, self.slots = m, slots
+        self.value = Signal(range(max(2, slots)), name=name)
+
+    def advance(self):
+        v = self.value
+        self.m.d.sync += v.eq(Mux(v == self.slots - 1, 0, v + 1))
+
+
+class BeatWalk:
+    """Counters walking a tensor in row-major order one beat at a time: per dimension the shard
+    index and the offset inside the shard; the innermost dimension steps by ``F`` elements and
+    ``G`` shards per beat."""
+
+    def __init__(self, m, banking, f, g, name):
+        self.m, self.banking, self.f, self.g = m, banking, f, g
+        self.offset = [Signal(range(e), name=f"{name}_o{d}") for d, e in enumerate(banking.extent)]
+        self.shard = [Signal(range(s), name=f"{name}_s{d}") for d, s in enumerate(banking.shards)]
+        n = len(self.offset)
+        steps = [(1, 1)] * (n - 1) + [(f, g)]
+        self.wraps = []
+        for d in range(n):
+            o, s = self.offset[d], self.shard[d]
+            fo, gs = steps[d]
+            self.wraps.append((o == banking.extent[d] - fo, s == banking.shards[d] - gs, fo, gs))
+        self.last = Signal(name=f"{name}_last")
+        m.d.comb += self.last.eq(Cat(*[ow & sw for ow, sw, _, _ in self.wraps]).all())
+
+    def bank(self, lane_bank=0):
+        b = Const(0)
+        for d, (s, n) in enumerate(zip(self.shard, self.banking.shards)):
+            if d == len(self.shard) - 1:
+                s = s + lane_bank
+            b = mul_const(b, n) + s if n > 1 else b
+        return b
+
+    @property
+    def address(self):
+        """Address inside the bank of the beat's first element for that bank."""
+        a = Const(0)
+        for o, stride in zip(self.offset, self.banking.strides()):
+            a = a + mul_const(o, stride)
+        return a
+
+    def step(self):
+        carry = Const(1)
+        for d in reversed(range(len(self.offset))):
+            o, s = self.offset[d], self.shard[d]
+            o_wrap, s_wrap, fo, gs = self.wraps[d]
+            with self.m.If(carry):
+                self.m.d.sync += o.eq(Mux(o_wrap, 0, o + fo))
+                with self.m.If(o_wrap):
+                    self.m.d.sync += s.eq(Mux(s_wrap, 0, s + gs))
+            carry = carry & o_wrap & s_wrap

@@ -1,0 +1,21 @@
+"""The static schedule: from a checked task graph to the timing every later layer relies on.
+
+Pure Python, the single source of every timing rule that ``rtl``, ``dataflow`` and ``mapping``
+use:
+
+- ``levels``: pipeline levels of one instance (``READ_LATENCY``, ``MULT_STAGES``);
+- ``groups``: lockstep groups, the skew rule, link registers;
+- ``cycles``: problem spacing and the cycle model (``compute_cycles``);
+- ``static``: ``schedule(graph)``, the three above put together;
+- ``host``: lanes, buffer slots, steady-state interval and latency at the host ports;
+- ``ports``: a group's memory and FIFO ports (which reads share a port);
+- ``lines``: the delay lines carrying control from a group's controller to its members;
+- ``plan``: ``plan(graph, lanes)``, everything the hardware is built from.
+"""
+from .groups import Group, Schedule
+from .levels import MULT_STAGES, READ_LATENCY, Levels
+from .plan import Plan, plan
+from .static import schedule
+
+__all__ = ["Group", "Schedule", "Levels", "MULT_STAGES", "READ_LATENCY", "Plan", "plan",
+           "schedule"]

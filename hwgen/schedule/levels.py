@@ -1,0 +1,176 @@
+"""Pipeline levels of one task instance: where in the pipeline each value exists.
+
+Each task instance runs one iteration of its (flattened) loop nest per enabled clock. Inside an
+iteration, values have a *level*: the pipeline stage where they exist. A stream get is at level
+0; a tensor read adds ``READ_LATENCY``; a multiply of two run-time values adds ``MULT_STAGES``
+(the product register). A loop-carried variable is written and read back at one fixed level, so
+``c += a * b`` updates ``c`` every cycle; so is every element of a local array (registers read
+combinationally; a memory's read address goes out one level earlier and its read port is
+transparent to the write).
+"""
+from ..errors import HwgenError
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, Neg, Put,
+                        Read, Select, SetSlice, Slice, StreamOp, VarRef, Write, stmt_exprs,
+                        stream_ops)
+from ..ir.layout import array_in_memory
+
+# A tensor read takes two stages: the synchronous memory read, then a register on the read data
+# (block RAM's clock-to-output is 5.8 ns on ECP5; without the register it fed the multiplier).
+READ_LATENCY = 2
+
+# A multiply of two run-time values ends in a product register (Yosys does not pack it into the
+# DSP block). With 2, operand registers are added in front of the multiplier; on ECP5 nextpnr did
+# not place them next to the DSP (8x8 gemm_os: 105.8 MHz either way), so one stage it is.
+MULT_STAGES = 1
+
+
+def is_runtime_product(e):
+    """Whether ``e`` is a multiply of two run-time values (one that takes ``MULT_STAGES``)."""
+    return isinstance(e, BinOp) and e.op == "*" and \
+        not isinstance(e.lhs, Const) and not isinstance(e.rhs, Const)
+
+
+class Levels:
+    """Pipeline levels of one instance.
+
+    Parameters
+    ----------
+    inst : ir.Instance
+
+    Attributes
+    ----------
+    var : dict
+        Local variable -> the level at which it is written and read back.
+    arr : dict
+        Local array -> the level at which its elements are read and written.
+    puts, gets : dict
+        Channel -> the level of the put (get) on it.
+    writes : dict
+        ``id`` of a tensor ``Write`` statement -> its level.
+    depth : int
+        Pipeline stages of the instance (its deepest level plus one).
+    """
+
+    def __init__(self, inst):
+        self.inst = inst
+        self.var = {v: 0 for v in inst.vars}
+        self.arr = {a: int(array_in_memory(t)) for a, t in inst.arrays.items()}
+        self._settle()
+        _one_op_per_stream(inst)
+        self.puts, self.gets, self.writes = {}, {}, {}
+        self.depth = 1
+        self._record()
+
+    def _settle(self):
+        """Raise the loop-carried levels until they are a fixed point of one pass."""
+        for _ in range(4 * (len(self.var) + len(self.arr)) + 4):
+            var, arr = self._pass()
+            if (var, arr) == (self.var, self.arr):
+                return
+            self.var, self.arr = var, arr
+        var, arr = self._pass()
+        grow = [v for v in self.var if var[v] != self.var[v]] + \
+            [a for a in self.arr if arr[a] != self.arr[a]]
+        raise HwgenError(f"in task {self.inst.name}: '{grow[0]}' cannot be updated every cycle: "
+                         "its new value needs a multiply or memory read of its old value. "
+                         "Accumulate products instead (c += a * b).", self._assign_loc(grow[0]))
+
+    def _assign_loc(self, var):
+        """The line of the assignment that feeds ``var`` back into itself."""
+        found = self.inst.loc
+        for seg in self.inst.segments:
+            for s in seg.body:
+                if isinstance(s, Assign) and s.var == var and any(
+                        isinstance(e, VarRef) and e.name == var for e in stmt_exprs(s)):
+                    found = s.loc
+                if isinstance(s, ArrayWrite) and s.array == var:
+                    found = s.loc
+        return found
+
+    def level(self, e, env):
+        """The level of expression ``e``, with ``env`` the levels assigned so far this
+        iteration."""
+        if isinstance(e, (Const, LoopIndex, Get)):
+            return 0
+        if isinstance(e, VarRef):
+            return env.get(e.name, self.var[e.name])
+        if isinstance(e, Read):
+            return max([self.level(i, env) for i in e.index] + [0]) + READ_LATENCY
+        if isinstance(e, ArrayRead):
+            return self.arr[e.array]
+        if isinstance(e, BinOp):
+            return max(self.level(e.lhs, env), self.level(e.rhs, env)) + \
+                (MULT_STAGES if is_runtime_product(e) else 0)
+        if isinstance(e, (Neg, Slice)):
+            return self.level(e.operand, env)
+        if isinstance(e, SetSlice):
+            return max(self.level(e.operand, env), self.level(e.value, env))
+        if isinstance(e, Select):
+            return max(self.level(x, env) for x in (e.cond, e.a, e.b))
+        raise TypeError(e)
+
+    def _segment(self, seg, arr):
+        """Each statement of ``seg`` with its level, and the levels assigned in the segment;
+        raises ``arr`` (array levels) where an element is read at a later level than known."""
+        env, levels = {}, []
+        for s in seg.body:
+            for e in stmt_exprs(s):
+                if isinstance(e, ArrayRead):
+                    # The index must be ready when the element is read (a memory's address
+                    # one level earlier).
+                    lead = int(array_in_memory(self.inst.arrays[e.array]))
+                    arr[e.array] = max([arr[e.array]] +
+                                       [self.level(i, env) + lead for i in e.index])
+            lv = self.level(s.value, env)
+            if isinstance(s, (Write, ArrayWrite)):
+                lv = max([lv] + [self.level(i, env) for i in s.index])
+            if isinstance(s, ArrayWrite):
+                arr[s.array] = max(arr[s.array], lv)
+            if isinstance(s, Assign):
+                if s.pred:
+                    lv = max(lv, env.get(s.var, self.var[s.var]))
+                env[s.var] = lv
+            levels.append((s, lv, dict(env)))
+        return levels, env
+
+    def _pass(self):
+        """One pass over the body: the variable and array levels it implies."""
+        var, arr = dict(self.var), dict(self.arr)
+        for seg in self.inst.segments:
+            for s, lv, _ in self._segment(seg, arr)[0]:
+                if isinstance(s, Assign):
+                    var[s.var] = max(var[s.var], lv)
+        return var, arr
+
+    def _record(self):
+        """Stream-op and write levels and the pipeline depth, at the settled levels."""
+        for seg in self.inst.segments:
+            levels, assigned = self._segment(seg, dict(self.arr))
+            for s, lv, env in levels:
+                self.depth = max(self.depth, lv + 1)
+                if isinstance(s, Write):
+                    self.writes[id(s)] = lv
+                if isinstance(s, Put):
+                    self.puts[s.channel] = lv
+                for e in stmt_exprs(s):
+                    if isinstance(e, Get):
+                        self.gets[e.channel] = 0
+                    if isinstance(e, Read):
+                        self.depth = max(self.depth, self.level(e, env) + 1)
+            self.depth = max([self.depth] + [self.var[v] + 1 for v in assigned] +
+                             [self.arr[a] + 1 for a in self.arr])
+
+
+def _one_op_per_stream(inst):
+    """Hardware streams take one put and one get per instance."""
+    seen = set()
+    for seg in inst.segments:
+        for s in seg.body:
+            for op, channel, loc in stream_ops(s):
+                if (op, channel) in seen:
+                    raise HwgenError(
+                        f"in task {inst.name}: stream '{channel}' is put more than once in this "
+                        "task; hardware streams take one put per instance" if op is StreamOp.PUT
+                        else f"in task {inst.name}: stream '{channel}' is read more than once "
+                        "in this task; get it once into a local", loc)
+                seen.add((op, channel))

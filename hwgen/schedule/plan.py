@@ -1,0 +1,84 @@
+"""The plan of a whole accelerator, in plain data: the schedule, each tensor's banks, lanes per
+host port, buffer slots, and the cycles the host sees. ``rtl.top.Top`` elaborates a plan;
+tests and reports read it without building any hardware."""
+from dataclasses import dataclass
+
+from ..ir.layout import banking, tensor_accesses
+from . import host
+from .static import schedule
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What ``plan`` decided for a task graph.
+
+    Attributes
+    ----------
+    graph : ir.Graph
+    schedule : groups.Schedule
+    bankings : dict
+        Tensor name -> ``ir.layout.Banking``.
+    lanes : dict
+        Tensor name -> elements per host beat.
+    slots : int
+        Problems each buffer holds at once.
+    interval_cycles : int
+        Steady-state cycles per problem when the host sends problems back to back.
+    expected_cycles : int
+        Cycles of one problem that finds the accelerator idle, first input beat to last output
+        beat, when the host never stalls: load, compute, commit, drain.
+    """
+    graph: object
+    schedule: object
+    bankings: dict
+    lanes: dict
+    slots: int
+    interval_cycles: int
+    expected_cycles: int
+
+    @property
+    def group_spacing(self):
+        """Enabled cycles between problem starts each group must keep: without FIFOs every
+        group starts a problem exactly every ``interval_cycles``, so that loading, draining and
+        the output chain never hold a start back in steady state; None with FIFOs."""
+        return None if self.schedule.fifos else self.interval_cycles
+
+
+def tensor_grids(graph):
+    """Grid of the tasks accessing each tensor (for its banking); () when none is sharded."""
+    grids = {}
+    for name, inst, *_ in tensor_accesses(graph):
+        grids.setdefault(name, inst.grid)
+    return grids
+
+
+def array_starts(sched):
+    """Fewest cycles between two problem starts in the array (one problem at a time when FIFOs
+    couple the groups)."""
+    if sched.fifos:
+        return sched.compute_cycles
+    return max(g.spacing for g in sched.groups)
+
+
+def plan(graph, lanes=None):
+    """The ``Plan`` of a checked task graph.
+
+    Parameters
+    ----------
+    lanes : int or dict or None
+        Elements per host beat: one number for every port, a dict per tensor name, or None to
+        choose per tensor the fewest lanes that let loading and draining keep up with compute.
+    """
+    sched = schedule(graph)
+    grids = tensor_grids(graph)
+    bankings = {t.name: banking(t, grids.get(t.name, ())) for t in graph.tensors.values()}
+    compute, starts = sched.compute_cycles, array_starts(sched)
+    chosen = {}
+    for t in graph.tensors.values():
+        want = lanes.get(t.name) if isinstance(lanes, dict) else lanes
+        chosen[t.name] = host.auto_lanes(t, bankings[t.name], compute, starts) if want is None \
+            else host.check_lanes(t, bankings[t.name], want)
+    tensors = list(graph.tensors.values())
+    interval, slots = host.host_timing(tensors, bankings, chosen, compute, starts)
+    return Plan(graph, sched, bankings, chosen, slots, interval,
+                host.latency(tensors, chosen, compute))

@@ -1,0 +1,125 @@
+"""The ports of a lockstep group, in plain data: one memory port per tensor access (reads of
+the same address by members at the same skew share one: a broadcast), one FIFO port per stream
+op on a FIFO. ``rtl.group.Group`` builds its signature from this plan, ``rtl.top.Top`` wires
+buffers and FIFOs by it."""
+from dataclasses import dataclass, field
+
+from ..ir.graph import (ArrayRead, Get, Put, Read, StreamOp, VarRef, Write, stmt_exprs,
+                        subexprs)
+from ..ir.layout import index_bounds
+from ..ir.types import Sharded
+
+
+@dataclass(frozen=True)
+class MemoryPort:
+    """A read (``write=False``) or write port into one bank of ``tensor``."""
+    name: str
+    tensor: str
+    bank: int
+    write: bool
+
+
+@dataclass(frozen=True)
+class FifoPort:
+    """The group's end of a FIFO stream."""
+    name: str
+    channel: str
+    op: StreamOp
+
+
+@dataclass
+class GroupPorts:
+    """Every port of a group, in signature order.
+
+    Attributes
+    ----------
+    ports : list
+        ``MemoryPort`` and ``FifoPort``, in the order the group's signature lists them.
+    port_of : dict
+        ``id`` of a ``Read`` / ``Write`` -> its ``MemoryPort``.
+    shard_base : dict
+        ``id`` of a ``Read`` / ``Write`` -> the first index of its bank's shard, per dimension.
+    """
+    ports: list = field(default_factory=list)
+    port_of: dict = field(default_factory=dict)
+    shard_base: dict = field(default_factory=dict)
+
+    @property
+    def reads(self):
+        return [p for p in self.ports if isinstance(p, MemoryPort) and not p.write]
+
+    @property
+    def writes(self):
+        return [p for p in self.ports if isinstance(p, MemoryPort) and p.write]
+
+    def fifo(self, op):
+        return [p for p in self.ports if isinstance(p, FifoPort) and p.op is op]
+
+
+def safe_name(name):
+    """An instance or channel name as an identifier (``pe[0,1]`` -> ``pe_0_1``)."""
+    return name.replace("[", "_").replace("]", "").replace(",", "_").replace("@", "_")
+
+
+def read_share_key(tensor, bank, index, skew):
+    """Reads with equal keys share one port: the same address of one bank at the same skew
+    (the rule the cost model's ``readers`` counts by)."""
+    return tensor, bank, index, skew
+
+
+def _static_index(access):
+    """Whether an access's address depends only on loop indices and constants."""
+    return not any(isinstance(e, (VarRef, Get, Read, ArrayRead))
+                   for i in access.index for e in subexprs(i))
+
+
+def _bank(graph, bankings, access, seg):
+    """``(bank, shard_base)`` of the single bank an access touches (the layout check guarantees
+    there is one)."""
+    tensor, banking = graph.tensors[access.tensor], bankings[access.tensor]
+    layout = tensor.type.layout or ()
+    index = [index_bounds(e, seg.trips)[0]
+             if d < len(layout) and isinstance(layout[d], Sharded) else 0
+             for d, e in enumerate(access.index)]
+    base = tuple((i // x) * x for i, x in zip(index, banking.extent))
+    return banking.bank(index), base
+
+
+def plan_ports(graph, sched, group, bankings):
+    """The ``GroupPorts`` of ``group``."""
+    plan, shared = GroupPorts(), {}
+    counts = {True: 0, False: 0}
+
+    def memory(access, inst, seg, write):
+        bank, plan.shard_base[id(access)] = _bank(graph, bankings, access, seg)
+        key = None
+        if not write and _static_index(access):
+            key = read_share_key(access.tensor, bank, access.index, group.skew[inst.name])
+            if key in shared:
+                plan.port_of[id(access)] = shared[key]
+                return
+        port = MemoryPort(f"{'wr' if write else 'rd'}{counts[write]}", access.tensor, bank,
+                          write)
+        counts[write] += 1
+        plan.ports.append(port)
+        plan.port_of[id(access)] = port
+        if key is not None:
+            shared[key] = port
+
+    def fifo(channel, op):
+        plan.ports.append(FifoPort(f"{op.value}_{safe_name(channel)}", channel, op))
+
+    for name in group.members:
+        inst = graph.instances[name]
+        for seg in inst.segments:
+            for s in seg.body:
+                if isinstance(s, Write):
+                    memory(s, inst, seg, write=True)
+                if isinstance(s, Put) and s.channel in sched.fifos:
+                    fifo(s.channel, StreamOp.PUT)
+                for e in stmt_exprs(s):
+                    if isinstance(e, Read) and id(e) not in plan.port_of:
+                        memory(e, inst, seg, write=False)
+                    if isinstance(e, Get) and e.channel in sched.fifos:
+                        fifo(e.channel, StreamOp.GET)
+    return plan

@@ -1,0 +1,56 @@
+"""Host timing rules: lanes, slots, interval and latency."""
+import pytest
+
+from hwgen import HwgenError
+from hwgen.ir.graph import Tensor
+from hwgen.ir.layout import banking
+from hwgen.ir.types import R, S, int8, int32
+from hwgen.schedule import host
+
+
+def _tensor(name, ttype, grid, direction="in"):
+    t = Tensor(name, ttype, direction)
+    return t, banking(t, grid)
+
+
+def test_bits():
+    assert [host.range_bits(n) for n in (1, 2, 3, 4, 5, 256, 257)] == [0, 1, 2, 2, 3, 8, 9]
+    assert [host.slot_bits(n) for n in (1, 2, 3, 4, 5)] == [1, 1, 2, 2, 3]
+
+
+def test_lane_split_by_layout():
+    t, b = _tensor("A", int8[4, 8] @ [S(0), R], (2,))
+    assert host.lane_split(b, t.shape, 4) == (4, 1)     # 4 elements into one bank per beat
+    t, b = _tensor("B", int8[4, 8] @ [R, S(1)], (1, 4))
+    assert host.lane_split(b, t.shape, 8) == (2, 4)     # 2 per bank, 4 banks per beat
+    with pytest.raises(HwgenError, match="must divide"):
+        host.lane_split(b, t.shape, 3)
+    with pytest.raises(HwgenError, match="must divide"):
+        host.lane_split(b, t.shape, 0)
+
+
+def test_output_lanes():
+    t, b = _tensor("C", int32[2, 3] @ [S(0), S(1)], (2, 3), "out")
+    assert host.check_lanes(t, b, 3) == 3
+    for bad in (4, 0, -2):
+        with pytest.raises(HwgenError, match="tensor 'C'.*lanes=1 or a divisor"):
+            host.check_lanes(t, b, bad)
+    t, b = _tensor("y", int32[6] @ [R], (2,), "out")        # memory banks: one lane only
+    with pytest.raises(HwgenError, match="supports lanes=1$"):
+        host.check_lanes(t, b, 2)
+
+
+def test_auto_lanes_take_the_fewest_that_keep_up():
+    t, b = _tensor("A", int8[8, 64] @ [S(0), R], (8, 8))
+    assert host.auto_lanes(t, b, compute=80, spacing=64) == 8      # 512 elements in 64 cycles
+    assert host.auto_lanes(t, b, compute=600, spacing=512) == 1
+
+
+def test_interval_and_latency():
+    a, ba = _tensor("A", int8[4, 4] @ [S(0), R], (4, 4))
+    c, bc = _tensor("C", int32[4, 4] @ [S(0), S(1)], (4, 4), "out")
+    lanes = {"A": 1, "C": 1}
+    # Loading 16 beats is slower than starting problems every 8 cycles.
+    interval, slots = host.host_timing([a, c], {"A": ba, "C": bc}, lanes, compute=12, starts=8)
+    assert interval == 17 and slots == 2          # 16 output beats + 1
+    assert host.latency([a, c], lanes, 12) == 16 + 12 + host.DRAIN_LATENCY + 16

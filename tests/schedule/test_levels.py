@@ -1,0 +1,37 @@
+"""Pipeline levels of one instance."""
+import pytest
+
+from hwgen import HwgenError
+from hwgen.pipeline import load_design
+from hwgen.schedule.levels import MULT_STAGES, READ_LATENCY, Levels
+from tests.conftest import example, program
+
+
+def _instances(path, params):
+    return load_design(path, params).instances
+
+
+def test_gemm_corner_reads_memory_inner_pe_gets_from_links():
+    pes = _instances(example("gemm_os"), {"M": 3, "N": 3, "K": 4})
+    corner, inner = Levels(pes["pe[0,0]"]), Levels(pes["pe[1,1]"])
+    # Memory reads land at READ_LATENCY, the product register adds MULT_STAGES: c lives there.
+    assert corner.var == {"c": READ_LATENCY + MULT_STAGES, "a": READ_LATENCY, "b": READ_LATENCY}
+    assert corner.puts == {"a_in[0,1]": READ_LATENCY, "b_in[1,0]": READ_LATENCY}
+    assert corner.gets == {} and corner.depth == READ_LATENCY + MULT_STAGES + 1
+    # Values from neighbours are at level 0.
+    assert inner.var == {"c": MULT_STAGES, "a": 0, "b": 0}
+    assert inner.gets == {"a_in[1,1]": 0, "b_in[1,1]": 0}
+    assert inner.puts == {"a_in[1,2]": 0, "b_in[2,1]": 0} and inner.depth == MULT_STAGES + 1
+
+
+def test_multiply_by_a_constant_takes_no_stage():
+    prod = _instances(program("fifo_skew"), {"N": 4})["producer"]
+    assert Levels(prod).puts == {"s": READ_LATENCY}         # s.put(A[i] * 2)
+
+
+def test_recurrence_through_a_multiply_names_the_line():
+    graph = load_design(program("bad/mult_recurrence"))
+    inst = next(iter(graph.instances.values()))
+    with pytest.raises(HwgenError, match="cannot be updated every cycle") as e:
+        Levels(inst)
+    assert e.value.loc is not None and e.value.loc[0].endswith("mult_recurrence.py")
