@@ -3,7 +3,7 @@ import pytest
 from amaranth.hdl import Module, Signal
 from amaranth.sim import Simulator
 
-from hwgen.rtl.arith import csd, mul_const
+from hwgen.rtl.arith import csd, mul_const, mux_tree
 
 
 @pytest.mark.parametrize("c", [0, 1, 2, 3, 5, 6, 7, 36, 43, 86, 255, 1000])
@@ -29,3 +29,21 @@ def test_mul_const_in_simulation():
                 assert ctx.get(o) == v * c
     sim.add_testbench(bench)
     sim.run()
+
+
+def test_mux_tree_selects_every_input():
+    values = [Signal(8, init=v) for v in (3, 1, 4, 1, 5)]
+    sel, out = Signal(3), Signal(8)
+    seen = {}
+    m = Module()
+    m.d.comb += out.eq(mux_tree(values, sel))
+
+    async def tb(ctx):
+        for k in range(5):
+            ctx.set(sel, k)
+            seen[k] = ctx.get(out)
+
+    sim = Simulator(m)
+    sim.add_testbench(tb)
+    sim.run()
+    assert seen == {0: 3, 1: 1, 2: 4, 3: 1, 4: 5}

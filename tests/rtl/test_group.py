@@ -1,0 +1,83 @@
+"""A lockstep group on its own: its signature follows the port plan, and driven by behavioural
+memories (a read's data two enabled cycles after its address) it computes its members'
+statements with the schedule's timing."""
+import numpy as np
+import pytest
+from amaranth.lib import wiring
+from amaranth.sim import Simulator
+
+from hwgen.ir.graph import StreamOp
+from hwgen.pipeline import load_design
+from hwgen.rtl.group import Group
+from hwgen.schedule import plan
+from tests.conftest import example, program
+
+
+def _group(path, params, k=0):
+    graph = load_design(path, params)
+    p = plan(graph)
+    return graph, p, Group(graph, p.schedule, p.schedule.groups[k], p.bankings, p.slots)
+
+
+def test_signature_follows_the_port_plan():
+    graph, p, group = _group(program("fifo_skew"), {"N": 4})
+    names = [name for name, _ in group.signature.members.items()]
+    assert names == ["start", "accept", "finished"] + [port.name for port in group.ports.ports]
+    assert [port.name for port in group.ports.fifo(StreamOp.PUT)] == ["put_s"]
+    put = group.signature.members["put_s"]
+    assert put.flow is wiring.Out and put.signature.members["rdy"].flow is wiring.In
+
+
+def _run(graph, p, group, banks, cycles):
+    """Start one problem; serve reads from ``banks[tensor][bank][addr]``; return the writes
+    ``{(tensor, bank, addr): value}`` and the cycles (after the start) of ``finished``."""
+    writes, finished = {}, []
+    reads = [(port, getattr(group, port.name)) for port in group.ports.reads]
+    pending = {port.name: [0, 0] for port, _ in reads}     # memory register, data register
+
+    async def tb(ctx):
+        assert ctx.get(group.accept)
+        ctx.set(group.start, 1)
+        await ctx.tick()
+        ctx.set(group.start, 0)
+        for cycle in range(cycles):
+            for port, iface in reads:
+                ctx.set(iface.data, pending[port.name][1])
+            sampled = []
+            for port, iface in reads:
+                sampled.append((port, ctx.get(iface.en), ctx.get(iface.addr)))
+            for port in group.ports.writes:
+                iface = getattr(group, port.name)
+                if ctx.get(iface.en):
+                    writes[port.tensor, port.bank, ctx.get(iface.addr)] = ctx.get(iface.data)
+            if ctx.get(group.finished):
+                finished.append(cycle)
+            for port, en, addr in sampled:
+                if en:
+                    pending[port.name] = [banks[port.tensor][port.bank][addr],
+                                          pending[port.name][0]]
+            await ctx.tick()
+
+    sim = Simulator(group)
+    sim.add_clock(1e-8)
+    sim.add_testbench(tb)
+    sim.run()
+    return writes, finished
+
+
+@pytest.mark.parametrize("params", [{"M": 1, "N": 2, "K": 3}, {"M": 2, "N": 3, "K": 5}])
+def test_gemm_group_computes_every_output_bank(params):
+    graph, p, group = _group(example("gemm_os"), params)
+    rng = np.random.default_rng(5)
+    A = rng.integers(-128, 128, (params["M"], params["K"]))
+    B = rng.integers(-128, 128, (params["K"], params["N"]))
+    # A @ [S(0), R]: bank i holds row i; B @ [R, S(1)]: bank j holds column j.
+    banks = {"A": A.tolist(), "B": B.T.tolist()}
+    compute = p.schedule.compute_cycles
+    writes, finished = _run(graph, p, group, banks, compute + 4)
+    C = A @ B
+    want = {("C", i * params["N"] + j, 0): int(C[i, j])
+            for i in range(params["M"]) for j in range(params["N"])}
+    assert writes == want
+    # The finish pulse comes once, compute_cycles after the start pulse.
+    assert finished == [compute - 1]

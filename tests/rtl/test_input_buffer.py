@@ -1,0 +1,69 @@
+# amaranth: UnusedElaboratable=no
+"""The input buffer in Amaranth's simulator: banks by layout, lanes, slots. (The first line
+tells Amaranth that a buffer rejected by its constructor was never meant to be elaborated.)"""
+import numpy as np
+import pytest
+
+from hwgen import HwgenError
+from hwgen.host import Source, pack
+from hwgen.ir.graph import Tensor
+from hwgen.ir.layout import banking
+from hwgen.ir.types import R, S, int8
+from hwgen.rtl.input_buffer import InputBuffer
+from hwgen.rtl.simhelpers import send
+from tests.rtl.buffers import run
+
+
+async def _read_all(ctx, dut, b, banks, slot):
+    seen = {}
+    for bank in range(banks):
+        port = dut.read_port(bank)
+        ctx.set(port.en, 1)
+        ctx.set(port.slot, slot)
+        for addr in range(b.depth):
+            ctx.set(port.addr, addr)
+            await ctx.tick().repeat(2)          # read, then the data register
+            seen[(bank, addr)] = ctx.get(port.data)
+        ctx.set(port.en, 0)
+    return seen
+
+
+@pytest.mark.parametrize("layout,grid,lanes", [
+    ([S(0), R], (2,), 1), ([S(0), R], (2,), 2), ([S(0), R], (2,), 3), ([R, S(1)], (1, 3), 6),
+    ([R, S(1)], (1, 3), 2), ([S(0), R], (2,), 6)])
+def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes):
+    t = Tensor("A", int8[4, 6] @ layout)
+    b = banking(t, grid)
+    if lanes in (3, 6) and layout == [S(0), R]:
+        with pytest.raises(HwgenError, match="power of two"):
+            InputBuffer(t, b, readers=[0], lanes=lanes)
+        return
+    dut = InputBuffer(t, b, readers=list(range(b.banks)), lanes=lanes)
+    first = np.arange(24).reshape(4, 6) - 12
+    second = 100 - np.arange(24).reshape(4, 6)
+    seen = []
+
+    async def tb(ctx):
+        await send(ctx, dut.host, Source(pack(first, int8, lanes)))
+        await ctx.tick()
+        assert ctx.get(dut.loaded)
+        ctx.set(dut.start, 1)       # the first problem starts on slot 0
+        await ctx.tick()
+        ctx.set(dut.start, 0)
+        assert not ctx.get(dut.loaded)
+        # The other slot takes the next problem while this one is in use ...
+        await send(ctx, dut.host, Source(pack(second, int8, lanes)))
+        await ctx.tick()
+        # ... and then the host must wait for a consume.
+        assert ctx.get(dut.loaded) and not ctx.get(dut.host.ready)
+        seen.append(await _read_all(ctx, dut, b, b.banks, 0))
+        ctx.set(dut.consume, 1)
+        await ctx.tick()
+        ctx.set(dut.consume, 0)
+        assert ctx.get(dut.host.ready)
+        seen.append(await _read_all(ctx, dut, b, b.banks, 1))
+
+    run(dut, tb)
+    for data, got in zip((first, second), seen):
+        for (i, k), v in np.ndenumerate(data):
+            assert got[(b.bank((i, k)), b.address((i, k)))] == v

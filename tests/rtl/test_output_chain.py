@@ -1,0 +1,38 @@
+"""The chained output buffer: one element per bank, a shift chain to the host."""
+import pytest
+
+from hwgen.host import unpack
+from hwgen.ir.graph import Tensor
+from hwgen.ir.layout import banking
+from hwgen.ir.types import S, int32
+from hwgen.rtl.output_chain import OutputChain
+from tests.rtl.buffers import drain_pattern, run
+
+
+@pytest.mark.parametrize("lanes", [1, 2])
+def test_chained_output_drains_while_the_next_problem_is_written(lanes):
+    t = Tensor("C", int32[2, 2] @ [S(0), S(1)])
+    dut = OutputChain(t, banking(t, (2, 2)), writers=[0, 1, 2, 3], lanes=lanes)
+    problems = [[-5, 7, 100000, -1], [1, 2, 3, 4]]
+    got = []
+
+    async def write(ctx, values):
+        for k, v in enumerate(values):
+            port = dut.write_port(k)
+            ctx.set(port.en, 1)
+            ctx.set(port.data, v)
+            await ctx.tick()
+            ctx.set(port.en, 0)
+        ctx.set(dut.commit, 1)
+        await ctx.tick()
+        ctx.set(dut.commit, 0)
+
+    async def tb(ctx):
+        assert ctx.get(dut.space)
+        await write(ctx, problems[0])
+        await write(ctx, problems[1])       # the first problem sits in the chain by now
+        got.extend(unpack(await drain_pattern(ctx, dut, 8 // lanes, lambda i: i % 3 != 1), int32,
+                          lanes).tolist())
+
+    run(dut, tb)
+    assert got == problems[0] + problems[1]
