@@ -11,11 +11,8 @@ import warnings
 from ..errors import HwgenError, HwgenWarning
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, Neg, Put,
                         Read, Select, Slice, VarRef, Write, subexprs)
+from ..ir.interval import arith, negate, union
 from .streams import executions
-
-
-def _union(a, b):
-    return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))
 
 
 def _type_range(t):
@@ -59,12 +56,11 @@ class _Ranges:
         if isinstance(e, VarRef):
             return self.var(e.name)
         if isinstance(e, Neg):
-            r = self.expr(e.operand, trips)
-            return None if r is None else (-r[1], -r[0])
+            return negate(self.expr(e.operand, trips))
         if isinstance(e, Slice):
             return 0, (1 << (e.stop - e.start)) - 1
         if isinstance(e, Select):
-            return _union(self.expr(e.a, trips), self.expr(e.b, trips))
+            return union(self.expr(e.a, trips), self.expr(e.b, trips))
         if isinstance(e, BinOp):
             return self.binop(e, trips)
         return None                 # SetSlice: the target's type
@@ -75,13 +71,8 @@ class _Ranges:
         a, b = self.expr(e.lhs, trips), self.expr(e.rhs, trips)
         if a is None or b is None:
             return None
-        if e.op == "+":
-            return a[0] + b[0], a[1] + b[1]
-        if e.op == "-":
-            return a[0] - b[1], a[1] - b[0]
-        if e.op == "*":
-            p = [x * y for x in a for y in b]
-            return min(p), max(p)
+        if e.op in ("+", "-", "*"):
+            return arith(e.op, a, b)
         if e.op in ("<<", ">>") and b[0] == b[1] >= 0:
             shift = (lambda x: x << b[0]) if e.op == "<<" else (lambda x: x >> b[0])
             return shift(a[0]), shift(a[1])
@@ -109,7 +100,7 @@ class _Ranges:
                 starts = _type_range(dtype)         # some other recurrence: no bound
             else:
                 r = self.expr(s.value, seg.trips)
-                starts = _union(starts, r) if starts is not None or r is None else r
+                starts = union(starts, r) if starts is not None or r is None else r
         result = starts if _fits(starts, dtype) else _type_range(dtype)
         if steps:
             result = self.accumulation(name, steps, result)
@@ -130,7 +121,7 @@ class _Ranges:
             r = r if sign > 0 else (-r[1], -r[0])
             n = -(-executions(s.pred, seg.trips) // max(1, restarts))
             bound = [bound[0] + n * min(0, r[0]), bound[1] + n * max(0, r[1])]
-            terms, span = terms + n, r if span is None else _union(span, r)
+            terms, span = terms + n, r if span is None else union(span, r)
         if _fits(bound, dtype):
             return tuple(bound)
         self.found.append((steps[0][0].loc, f"in task {self.inst.name}: '{name}' accumulates up to "
@@ -166,7 +157,7 @@ class _Streams:
             for s in seg.body:
                 if isinstance(s, Put) and s.channel == name:
                     v = self.of(producer).expr(s.value, seg.trips)
-                    r = v if r is None else _union(r, v)
+                    r = v if r is None else union(r, v)
         self.busy.discard(name)
         self.ranges[name] = r if _fits(r, chan.dtype) else _type_range(chan.dtype)
         return self.ranges[name]

@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 
 from .graph import BinOp, Const, LoopIndex, Read, Write, Neg, stmt_exprs
+from .interval import arith, negate
 from .types import Sharded
 
 
@@ -70,18 +71,9 @@ def index_bounds(expr, trips):
     if isinstance(expr, LoopIndex):
         return 0, trips[expr.depth] - 1
     if isinstance(expr, Neg):
-        b = index_bounds(expr.operand, trips)
-        return None if b is None else (-b[1], -b[0])
-    if isinstance(expr, BinOp) and expr.op in ("+", "-", "*"):
-        a, b = index_bounds(expr.lhs, trips), index_bounds(expr.rhs, trips)
-        if a is None or b is None:
-            return None
-        if expr.op == "+":
-            return a[0] + b[0], a[1] + b[1]
-        if expr.op == "-":
-            return a[0] - b[1], a[1] - b[0]
-        prods = [x * y for x in a for y in b]
-        return min(prods), max(prods)
+        return negate(index_bounds(expr.operand, trips))
+    if isinstance(expr, BinOp):
+        return arith(expr.op, index_bounds(expr.lhs, trips), index_bounds(expr.rhs, trips))
     return None
 
 

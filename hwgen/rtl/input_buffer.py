@@ -8,7 +8,7 @@ beat puts several elements into one bank, that bank is split cyclically into ``F
 one write per beat.
 """
 from amaranth.hdl import Cat, Module, Signal, Value, unsigned
-from amaranth.lib import memory, stream, wiring
+from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
@@ -100,12 +100,12 @@ class InputBuffer(wiring.Component):
                      take.eq(self.host.valid & self.host.ready),
                      self.loaded.eq(fresh.bit_select(next_slot.value, 1))]
         sub_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
+        beat = data.View(data.ArrayLayout(unsigned(bits), self.lanes), self.host.payload)
         for lane in range(self.lanes):
             bank = walk.bank(lane // f)
-            data = self.host.payload[lane * bits:(lane + 1) * bits]
             for b, subs in enumerate(mems):
                 wp = subs[lane % f].write_port()
-                m.d.comb += [wp.addr.eq(sub_addr), wp.data.eq(data),
+                m.d.comb += [wp.addr.eq(sub_addr), wp.data.eq(beat[lane]),
                              wp.en.eq(take & (bank == b))]
         with m.If(take):
             walk.step()

@@ -31,7 +31,8 @@ def _build(structure, taps, spacing, slots=3):
 
 def _space(structure):
     """(segment, indices) of every iteration in order."""
-    return [(gi, idx) for gi, t in enumerate(structure) for idx in itertools.product(*map(range, t))]
+    return [(gi, idx) for gi, t in enumerate(structure)
+            for idx in itertools.product(*map(range, t))]
 
 
 def _run(m, tb):
