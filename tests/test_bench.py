@@ -4,9 +4,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 
+@pytest.mark.pnr
 def test_bench_smoke(tmp_path):
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "bench.py"),
                            "--sizes", "2", "--seeds", "1", "--kfactor", "2", "--no-ice40",

@@ -1,6 +1,8 @@
+# amaranth: UnusedElaboratable=no
 """A lockstep group on its own: its signature follows the port plan, and driven by behavioural
 memories (a read's data two enabled cycles after its address) it computes its members'
-statements with the schedule's timing."""
+statements with the schedule's timing. (The first line: a group whose signature is only
+inspected is never elaborated, on purpose.)"""
 import numpy as np
 import pytest
 from amaranth.lib import wiring
