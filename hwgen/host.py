@@ -21,7 +21,7 @@ import numpy as np
 
 from .errors import HwgenError
 
-__all__ = ["element_type", "pack", "unpack", "Source", "Sink"]
+__all__ = ["element_type", "pack", "unpack", "Source", "Sink", "fifo_state"]
 
 
 def element_type(dtype):
@@ -249,3 +249,9 @@ class Sink:
         if taken:
             self.received.append(int(payload))
         return taken
+
+
+def fifo_state(name, level, depth):
+    """How a stuck run reports one internal FIFO stream: ``"s full (2/2)"``."""
+    state = "full" if level == depth else "empty" if level == 0 else "partly full"
+    return f"{name} {state} ({level}/{depth})"

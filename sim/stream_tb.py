@@ -26,7 +26,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 
-from hwgen.host import Sink, Source, pack, unpack
+from hwgen.host import Sink, Source, fifo_state, pack, unpack
 
 PERIOD_NS = 10
 DESIGN_DIR = os.environ.get("HWGEN_DESIGN_DIR", ".")
@@ -165,8 +165,7 @@ def _stream_states(dut, design):
         except (AttributeError, ValueError):
             parts.append(f"{s['name']} (level not visible)")
             continue
-        state = "full" if level == s["depth"] else "empty" if level == 0 else "partly full"
-        parts.append(f"{s['name']} {state} ({level}/{s['depth']})")
+        parts.append(fifo_state(s["name"], level, s["depth"]))
     return "; streams: " + ", ".join(parts) if parts else ""
 
 

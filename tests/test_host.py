@@ -90,3 +90,9 @@ def test_gap_sequences_follow_the_seed():
         return [src.step()[0] for _ in range(50)]
     assert valids(3) == valids(3) != valids(4)
     assert 10 < sum(valids(3)) < 40
+
+
+def test_fifo_state_names_full_empty_and_partly_full():
+    from hwgen.host import fifo_state
+    assert [fifo_state("s", n, 2) for n in (0, 1, 2)] == \
+        ["s empty (0/2)", "s partly full (1/2)", "s full (2/2)"]

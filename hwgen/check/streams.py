@@ -1,7 +1,7 @@
 """Stream linearity: every stream has one producer and one consumer, and per problem the number
 of puts equals the number of gets (loop trip counts and first/last predicates included)."""
 from ..errors import HwgenError
-from ..ir.graph import StreamOp, stream_ops as _stmt_ops
+from ..ir.graph import StreamOp, stream_ops
 
 
 def executions(pred, trips):
@@ -16,7 +16,7 @@ def executions(pred, trips):
     return count
 
 
-def stream_ops(graph):
+def channel_ops(graph):
     """channel -> {StreamOp.PUT: [(instance, loc, count)], StreamOp.GET: [...]}, in graph
     order: every put and get of the channel with how often it runs per problem."""
     ops = {name: {StreamOp.PUT: [], StreamOp.GET: []} for name in graph.channels}
@@ -24,14 +24,14 @@ def stream_ops(graph):
         for seg in inst.segments:
             for stmt in seg.body:
                 n = executions(stmt.pred, seg.trips)
-                for op, chan, loc in _stmt_ops(stmt):
+                for op, chan, loc in stream_ops(stmt):
                     ops[chan][op].append((inst, loc, n))
     return ops
 
 
 def check_streams(graph):
     """Raise ``HwgenError`` at the user's line for the first unbalanced or dangling stream."""
-    for name, op in stream_ops(graph).items():
+    for name, op in channel_ops(graph).items():
         puts = sum(n for _, _, n in op[StreamOp.PUT])
         gets = sum(n for _, _, n in op[StreamOp.GET])
         if not op[StreamOp.GET]:

@@ -118,7 +118,7 @@ class _Ranges:
             r = self.expr(term, seg.trips)
             if r is None:
                 return _type_range(dtype)
-            r = r if sign > 0 else (-r[1], -r[0])
+            r = r if sign > 0 else negate(r)
             n = -(-executions(s.pred, seg.trips) // max(1, restarts))
             bound = [bound[0] + n * min(0, r[0]), bound[1] + n * max(0, r[1])]
             terms, span = terms + n, r if span is None else union(span, r)

@@ -5,7 +5,7 @@ the unimodular map ``T`` (``x=j, y=i, t1=i+j+k``), ``entries`` classifies each t
 space into one of the 14 access entries of a 2-D array, ``layout`` gives the data layout of
 ``A·T⁻¹ = L·E``, and ``search`` enumerates all small maps. ``design`` is the family of maps hwgen
 generates, ``generate`` lowers a point to a task graph, ``cost`` prices it (cycles by the
-rules of ``schedule``: skews of ``schedule.groups``, host timing of ``schedule.host``, read ports
+rules of ``schedule``: skews of ``schedule.groups``, host timing of ``schedule.host_timing``, read ports
 as ``schedule.ports`` shares them; resources by ``resources``' structural counts), ``explore``
 searches the space and ``report``/``layers`` show the results.
 """

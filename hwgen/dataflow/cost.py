@@ -6,7 +6,7 @@ one from a neighbour at level 0; the product is one level after the later operan
 PE ``p`` to ``q`` makes ``q`` run behind ``p`` by ``schedule.groups.consumer_skew`` (the longest
 path over the array sets each PE's skew); a problem takes its time steps plus the deepest PE's
 tap (``schedule.groups.taps``), and problems overlap by ``schedule.cycles.problem_spacing``.
-Lanes, slots and the steady-state interval follow from ``schedule.host``, the rules the
+Lanes, slots and the steady-state interval follow from ``schedule.host_timing``, the rules the
 generated top is built from, so ``Cost.cycles`` equals ``Plan.interval_cycles`` and
 ``Cost.latency`` equals ``Plan.expected_cycles``. Read ports are counted as ``schedule.ports``
 shares them.
@@ -22,11 +22,11 @@ from ..ir.graph import Tensor
 from ..ir.layout import banking
 from ..ir.types import TensorType
 from ..schedule import MULT_STAGES, READ_LATENCY
-from ..schedule import host as timing
+from ..schedule import host_timing
 from ..schedule.cycles import problem_spacing
 from ..schedule.groups import consumer_skew, taps
 from .generate import IN_TYPE, OUT_TYPE, layout
-from .resources import Shape, back, estimate, readers, structure
+from .resources import Shape, back, estimate, readers, structural_counts
 
 
 @dataclass
@@ -47,6 +47,7 @@ class Cost:
     buffer: dict                    # tensor -> distinct elements the array touches per tile
     counts: dict = field(default_factory=dict)      # resources.COUNTS -> count
     resources: dict = field(default_factory=dict)
+    read_ports: dict = field(default_factory=dict)  # input tensor -> its read ports (``ports``)
 
     @property
     def utilization(self):
@@ -69,7 +70,8 @@ def _tensors(design):
 def _skews(design):
     """Per PE (in row-major order, sources before sinks): its skew and its product's level,
     by the schedule's rules on the generated bodies (a neighbour's value is put at the level
-    it has there and got at level 0)."""
+    it has there and got at level 0). The levels are ``schedule.Levels`` worked out for the
+    bodies ``generate`` writes; tests/dataflow/test_cost.py holds them equal for every point."""
     expr, chain = design.expr, design.chain
     grid = [design.pes(a) for a in range(len(design.space))]
     skew, prod = {}, {}
@@ -95,7 +97,8 @@ def _skews(design):
 
 def _first_write(design, grid, skew, prod):
     """The controller count of a problem's first output write: the writers' (the PEs ending a
-    partial-sum chain) product levels on the first iteration that completes a reduction."""
+    partial-sum chain) product levels on the first iteration that completes a reduction (what
+    ``schedule.cycles.group_spacing`` finds on the generated graph; test_cost holds them equal)."""
     red, chain = design.reduction_depth, design.chain
     trips = [p.trip for p in design.nest]
     first = math.prod(trips[red:]) - 1 if red is not None else 0
@@ -151,16 +154,18 @@ def cost(design):
 
     tensors = _tensors(design)
     bankings = {t.name: banking(t, grid) for t in tensors}
-    lanes = {t.name: timing.auto_lanes(t, bankings[t.name], compute, spacing) for t in tensors}
-    interval, slots = timing.host_timing(tensors, bankings, lanes, compute, spacing)
-    latency = timing.latency(tensors, lanes, compute)
+    lanes = {t.name: host_timing.auto_lanes(t, bankings[t.name], compute, spacing)
+             for t in tensors}
+    interval, slots = host_timing.host_timing(tensors, bankings, lanes, compute, spacing)
+    latency = host_timing.latency(tensors, lanes, compute)
 
-    ports = {a.tensor: readers(design, skew, a) for a in expr.inputs}
+    port_pes = {a.tensor: readers(design, skew, a) for a in expr.inputs}
     macs = math.prod(design.sizes[l] for l in expr.loops)
-    shape = Shape(design, grid, skew, prod, deepest, ports, tensors, bankings, lanes, slots,
-                  max(spacing, interval))
-    counts = structure(shape)
+    shape = Shape(design=design, grid=grid, skew=skew, prod=prod, taps=deepest,
+                  readers=port_pes, tensors=tensors, bankings=bankings, lanes=lanes,
+                  slots=slots, period=max(spacing, interval))
+    counts = structural_counts(shape)
     return Cost(interval, latency, compute, spacing, pes, macs, lanes,
-                sum(b.banks for b in bankings.values()), sum(len(r) for r in ports.values()),
-                max(pes // len(r) for r in ports.values()), _buffer(design), counts,
-                estimate(shape, counts))
+                sum(b.banks for b in bankings.values()), sum(len(r) for r in port_pes.values()),
+                max(pes // len(r) for r in port_pes.values()), _buffer(design), counts,
+                estimate(shape, counts), {t: len(r) for t, r in port_pes.items()})

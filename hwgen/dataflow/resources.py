@@ -17,7 +17,7 @@ from ..ir.graph import Pred
 from ..ir.types import Sharded
 from ..schedule import READ_LATENCY
 from ..schedule.groups import link_delay
-from ..schedule.host import chained, lane_split, range_bits, slot_bits
+from ..schedule.host_timing import chained, lane_split, range_bits, slot_bits
 from ..schedule.lines import FINISH, SLOT, Line, LineKind
 from .generate import IN_TYPE, OUT_TYPE, layout
 
@@ -51,7 +51,7 @@ COUNTS = ("base", "pe", "acc_bit", "add_bit", "link_bit", "pipe_bit", "delay_bit
 @dataclass
 class Shape:
     """What the resource model reads of a design point: the array as the cycle model lays it
-    out, and the host side as ``schedule.host`` sizes it."""
+    out, and the host side as ``schedule.host_timing`` sizes it."""
     design: object              # dataflow.design.Design
     grid: tuple                 # PEs per axis
     skew: dict                  # PE position -> cycles behind the array's base (sources first)
@@ -73,7 +73,7 @@ def back(pos, axis):
 def readers(design, skew, tensor):
     """One PE per read port of an input tensor (the edge PE of a systolic flow, one per
     multicast row/column at one skew, every PE otherwise), as ``schedule.ports`` shares ports
-    (``read_share_key``: the same address of one bank at the same skew)."""
+    (the rule of ``schedule.ports``: the same address of one bank at the same skew)."""
     along = [ax for ax, l in enumerate(design.space) if design.lacks(tensor, l)]
     flow = design.flow(tensor)
     seen = {}
@@ -86,7 +86,7 @@ def readers(design, skew, tensor):
     return list(seen.values())
 
 
-def structure(shape):
+def structural_counts(shape):
     """The structural counts (``COUNTS``) of the hardware ``rtl`` builds for ``shape``."""
     count = _Count(shape)
     count.address_ports(count.datapaths())

@@ -1,0 +1,10 @@
+"""The hardware: a ``schedule.Plan`` elaborated into Amaranth components.
+
+``top.Top(plan)`` is the accelerator; inside it, one ``group.Group`` per lockstep group (its
+``controller``, ``delay`` lines, one ``datapath`` per member, ``local_array``s), an
+``input_buffer`` per input tensor, an ``output_chain`` or ``output_banks`` per output tensor
+(``output_buffer`` is their shared interface; ``walk`` counts beats and slots), and FIFOs.
+``signatures`` holds the signatures between them, ``arith`` building blocks Yosys maps poorly on its
+own, ``simhelpers`` a host in Amaranth's simulator. Every decision comes from the plan: this
+layer only elaborates.
+"""

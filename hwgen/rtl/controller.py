@@ -9,6 +9,7 @@ one has issued its iterations and ``spacing`` cycles have passed.
 from amaranth.hdl import Cat, Const, Mux, Signal
 
 from ..schedule.lines import FINISH, SLOT, Line
+from .walk import SlotCounter
 
 
 def all_of(terms):
@@ -22,15 +23,14 @@ class Controller:
     Parameters
     ----------
     m : Module
-    group : schedule.Group
-    slots : int
-        Buffer slots (problems in flight) the slot number counts through.
-    spacing : int
-        Enabled cycles between two problem starts.
+    group : rtl.group.Group
+        The component: its ``scheduled`` group, ``plan.slots`` (the buffer slots the slot
+        number counts through), ``spacing`` (enabled cycles between two problem starts) and
+        its ``start``, ``accept`` and ``finished`` ports.
     lines : DelayLines
         Where the control values are defined.
-    ports : Group
-        The group's ``start``, ``accept`` and ``finished``; ``en``.
+    en : Signal
+        The group's enable.
 
     Attributes
     ----------
@@ -38,9 +38,10 @@ class Controller:
         At the base: the iteration is valid; the loop indices; the segment; the slot.
     """
 
-    def __init__(self, m, group, slots, spacing, lines, ports):
-        self.m, self.group, self.slots, self.lines = m, group, slots, lines
-        g, en = group, ports.en
+    def __init__(self, m, group, lines, en):
+        self.m, self.lines = m, lines
+        self.group = g = group.scheduled
+        self.slots, spacing = group.plan.slots, group.spacing
         total = g.iterations + g.taps
         running = Signal()
         count = Signal(range(max(total, spacing) + 1))
@@ -53,16 +54,17 @@ class Controller:
         # The slot (buffer half) of the problem whose iterations are issuing; it travels with
         # them through the delay lines so that two problems can share the array.
         self.slot = Signal(range(max(2, self.slots)), name="slot")
-        slot_next = Signal(range(max(2, self.slots)))
+        slot_next = SlotCounter(m, self.slots, "slot_next")
         lines.define(SLOT, self.slot)
         last_iter = Signal()
         m.d.comb += last_iter.eq(valid0 & (count == g.iterations - 1))
         lines.define(FINISH, last_iter)
-        m.d.comb += [ports.accept.eq(en & (~running | (count >= spacing - 1))),
-                     ports.finished.eq(lines.tap(FINISH, g.taps) & en)]
-        with m.If(ports.start):
-            m.d.sync += [running.eq(1), count.eq(0), self.seg.eq(0), self.slot.eq(slot_next),
-                         slot_next.eq(Mux(slot_next == self.slots - 1, 0, slot_next + 1))]
+        m.d.comb += [group.accept.eq(en & (~running | (count >= spacing - 1))),
+                     group.finished.eq(lines.tap(FINISH, g.taps) & en)]
+        with m.If(group.start):
+            m.d.sync += [running.eq(1), count.eq(0), self.seg.eq(0),
+                         self.slot.eq(slot_next.value)]
+            slot_next.advance()
             m.d.sync += [i.eq(0) for i in self.idx]
         with m.Elif(running & en):
             m.d.sync += count.eq(count + 1)

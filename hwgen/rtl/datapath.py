@@ -12,12 +12,12 @@ from amaranth.hdl import Cat, Const, Mux, Signal
 from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Get, LoopIndex, Neg, Put,
                         Read, Select, SetSlice, Slice, StreamOp, VarRef, Write,
                         Const as IRConst)
-from ..schedule import MULT_STAGES, READ_LATENCY
+from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
 from .arith import mul_const
 from .local_array import LocalArray
-from .ports import shape_of
+from .signatures import shape_of
 
 # ``a op b`` on Amaranth values (``ir.graph.BINARY`` is the same on Python integers).
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_,
@@ -43,27 +43,30 @@ class Member:
 
     Parameters
     ----------
-    group : rtl.group.Group
-        The group being elaborated: its module, enable, controller, delay lines, links, ports.
+    build : rtl.group.Build
+        The group being elaborated: its component, module, enable, controller, delay lines and
+        links.
     name : str
         The instance.
     """
 
-    def __init__(self, group, name):
-        self.group, self.m = group, group.m
-        self.inst = group.graph.instances[name]
-        self.levels = group.sched.levels[name]
-        self.skew = group.group.skew[name]
+    def __init__(self, build, name):
+        self.build, self.group, self.m = build, build.group, build.m
+        plan = build.group.plan
+        self.graph, self.bankings, self.ports = plan.graph, plan.bankings, build.group.ports
+        self.inst = plan.graph.instances[name]
+        self.levels = plan.schedule.levels[name]
+        self.skew = build.group.scheduled.skew[name]
         self.prefix = prefix = safe_name(name)
         self.regs = {v: Signal(shape_of(t), reset_less=True, name=f"{prefix}__{safe_name(v)}")
                      for v, t in sorted(self.inst.vars.items())}
-        self.arrays = {a: LocalArray(self.m, f"{prefix}__{a}", t, group.en)
+        self.arrays = {a: LocalArray(self.m, f"{prefix}__{a}", t, build.en)
                        for a, t in sorted(self.inst.arrays.items())}
         self.memo = {}          # expression -> emitted value, within one statement
         self.pred = ()          # the predicates of the statement being compiled
         self.segment = 0
 
-    def build(self):
+    def compile(self):
         """Compile every statement, then the loop-carried registers and local arrays."""
         statement = {ArrayWrite: self._array_write, Assign: self._assign, Put: self._put,
                      Write: self._write}
@@ -75,7 +78,7 @@ class Member:
                 statement[type(s)](s, env)
             for var, v in env.items():
                 lvl = self.levels.var[var]
-                with self.m.If(self.group.en & self.cond((), lvl)):
+                with self.m.If(self.build.en & self.cond((), lvl)):
                     self.m.d.sync += self.regs[var].eq(self.at(v, lvl))
         for arr in self.arrays.values():
             arr.finish()
@@ -87,13 +90,13 @@ class Member:
         if isinstance(v, int):
             return Const(v)
         if isinstance(v, Line):
-            return self.group.lines.tap(v, self.skew + level)
-        return self.group.lines.pipe(v.value, v.level, level, f"{self.prefix}__v")
+            return self.build.lines.tap(v, self.skew + level)
+        return self.build.lines.pipe(v.value, v.level, level, f"{self.prefix}__v")
 
     def cond(self, pred, level):
         """'This iteration runs a statement under ``pred``', at ``level``."""
-        line = self.group.controller.cond(self.segment, pred)
-        return self.group.lines.tap(line, self.skew + level)
+        line = self.build.controller.cond(self.segment, pred)
+        return self.build.lines.tap(line, self.skew + level)
 
     def emit(self, e, env):
         """Expression ``e`` as an int (folded), a delay line or a ``Staged`` value."""
@@ -105,7 +108,7 @@ class Member:
         if isinstance(e, IRConst):
             return e.value
         if isinstance(e, LoopIndex):
-            return self.group.controller.index(e.depth)
+            return self.build.controller.index(e.depth)
         if isinstance(e, VarRef):
             if e.name in env:
                 return env[e.name]
@@ -118,29 +121,29 @@ class Member:
     # -- expressions ----------------------------------------------------------------------------
 
     def _get(self, e, env):
-        group, m = self.group, self.m
-        if e.channel in group.links:
-            return Staged(group.links[e.channel][-1], 0)
-        port = group.fifo_port(StreamOp.GET, e.channel)
+        build, m = self.build, self.m
+        if e.channel in build.links:
+            return Staged(build.links[e.channel][-1], 0)
+        port = self.group.fifo_port(StreamOp.GET, e.channel)
         c = self.cond(self.pred, 0)
-        m.d.comb += port.en.eq(c & group.en)
-        group.stall_terms.append(c & ~port.rdy)
-        data = Signal(shape_of(group.graph.channels[e.channel].dtype),
+        m.d.comb += port.en.eq(c & build.en)
+        build.stall_terms.append(c & ~port.rdy)
+        data = Signal(shape_of(self.graph.channels[e.channel].dtype),
                       name=f"{self.prefix}__get_{safe_name(e.channel)}")
         m.d.comb += data.eq(port.data)
         return Staged(data, 0)
 
     def _read(self, e, env):
-        group = self.group
-        mport = group.ports.port_of[id(e)]
-        port = getattr(group, mport.name)
+        build = self.build
+        mport = self.ports.port_of[id(e)]
+        port = getattr(self.group, mport.name)
         parts = [self.emit(i, env) for i in e.index]
         lvl = max([level_of(p) for p in parts] + [0])
-        if mport.name not in group.driven:       # a shared port is driven once
-            group.driven.add(mport.name)
+        if mport.name not in build.driven:       # a shared port is driven once
+            build.driven.add(mport.name)
             self.m.d.comb += [port.addr.eq(self._address(e, parts, lvl)),
-                              port.en.eq(group.en),
-                              port.slot.eq(group.lines.tap(SLOT, self.skew + lvl))]
+                              port.en.eq(build.en),
+                              port.slot.eq(build.lines.tap(SLOT, self.skew + lvl))]
         return Staged(port.data, lvl + READ_LATENCY)
 
     def _binop(self, e, env):
@@ -148,12 +151,13 @@ class Member:
         if isinstance(a, int) and isinstance(b, int):
             return BINARY[e.op](a, b)
         lvl = max(level_of(a), level_of(b))
-        if e.op == "*" and not isinstance(a, int) and not isinstance(b, int):
-            # Optional operand registers, then the product register.
+        if is_runtime_product(e):
+            # Optional operand registers, then the product register: the level
+            # ``schedule.Levels`` gives a product.
             x, y = self.at(a, lvl + MULT_STAGES - 1), self.at(b, lvl + MULT_STAGES - 1)
             value = x * y
             prod = Signal(value.shape(), reset_less=True, name=f"{self.prefix}__prod")
-            with self.m.If(self.group.en):
+            with self.m.If(self.build.en):
                 self.m.d.sync += prod.eq(value)
             return Staged(prod, lvl + MULT_STAGES)
         return Staged(_OPS[e.op](self.at(a, lvl), self.at(b, lvl)), lvl)
@@ -217,36 +221,36 @@ class Member:
         env[s.var] = Staged(w, lvl)
 
     def _put(self, s, env):
-        group, m = self.group, self.m
+        build, m = self.build, self.m
         v = self.emit(s.value, env)
         lvl = self.levels.puts[s.channel]
-        if s.channel in group.links:
-            with m.If(group.en):
-                m.d.sync += group.links[s.channel][0].eq(self.at(v, lvl))
+        if s.channel in build.links:
+            with m.If(build.en):
+                m.d.sync += build.links[s.channel][0].eq(self.at(v, lvl))
             return
-        port = group.fifo_port(StreamOp.PUT, s.channel)
+        port = self.group.fifo_port(StreamOp.PUT, s.channel)
         c = self.cond(s.pred, lvl)
-        data = Signal(shape_of(group.graph.channels[s.channel].dtype),
+        data = Signal(shape_of(self.graph.channels[s.channel].dtype),
                       name=f"{self.prefix}__put_{safe_name(s.channel)}")
-        m.d.comb += [data.eq(self.at(v, lvl)), port.data.eq(data), port.en.eq(c & group.en)]
-        group.stall_terms.append(c & ~port.rdy)
+        m.d.comb += [data.eq(self.at(v, lvl)), port.data.eq(data), port.en.eq(c & build.en)]
+        build.stall_terms.append(c & ~port.rdy)
 
     def _write(self, s, env):
-        group = self.group
+        build = self.build
         parts = [self.emit(i, env) for i in s.index]
         v = self.emit(s.value, env)
         lvl = max([level_of(p) for p in parts] + [level_of(v)])
-        port = getattr(group, group.ports.port_of[id(s)].name)
+        port = getattr(self.group, self.ports.port_of[id(s)].name)
         c = self.cond(s.pred, lvl)
         self.m.d.comb += [port.addr.eq(self._address(s, parts, lvl)),
-                          port.data.eq(self.at(v, lvl)), port.en.eq(c & group.en),
-                          port.slot.eq(group.lines.tap(SLOT, self.skew + lvl))]
+                          port.data.eq(self.at(v, lvl)), port.en.eq(c & build.en),
+                          port.slot.eq(build.lines.tap(SLOT, self.skew + lvl))]
 
     def _address(self, access, parts, level):
         """The address of a tensor access inside its bank, at pipeline ``level``."""
-        banking = self.group.bankings[access.tensor]
+        banking = self.bankings[access.tensor]
         addr = 0
-        for p, base, stride in zip(parts, self.group.ports.shard_base[id(access)],
+        for p, base, stride in zip(parts, self.ports.shard_base[id(access)],
                                    banking.strides()):
             if isinstance(p, int):
                 addr += (p - base) * stride

@@ -9,34 +9,30 @@ streams become link registers.
 Every register moves only when the group is enabled (``en``: no FIFO op active this cycle is
 blocked). Datapath registers are reset-less; control registers reset.
 """
+from dataclasses import dataclass, field
+
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..ir.graph import StreamOp
-from ..schedule.host import slot_bits
-from ..schedule.ports import FifoPort, plan_ports, safe_name
-from . import ports
+from ..schedule.host_timing import slot_bits
+from ..schedule.ports import FifoPort, safe_name
+from . import signatures
 from .controller import Controller
 from .datapath import Member
 from .delay import DelayLines
-from .ports import shape_of
+from .signatures import shape_of
 
 
 class Group(wiring.Component):
-    """The hardware of one ``schedule.Group``.
+    """The hardware of one ``schedule.Group`` of a plan.
 
     Parameters
     ----------
-    graph : ir.Graph
-    sched : schedule.Schedule
-    group : schedule.Group
-    bankings : dict
-        Tensor name -> ``ir.layout.Banking``.
-    slots : int
-        Buffer slots (problems in flight).
-    spacing : int or None
-        Enabled cycles between problem starts, when more than ``group.spacing``.
+    plan : schedule.Plan
+    scheduled : schedule.Group
+        One of ``plan.schedule.groups``.
 
     Attributes
     ----------
@@ -44,62 +40,84 @@ class Group(wiring.Component):
         Pulse: start a problem (only when ``accept``).
     accept : Out(1)
         A problem may start this cycle: the group is idle, or the previous problem has issued
-        its iterations and is far enough ahead (``schedule.Group.spacing``).
+        its iterations and is far enough ahead (``spacing``).
     finished : Out(1)
         Pulse: the oldest problem in the array has made its last side effect.
-    ports : schedule.ports.GroupPorts
-        The memory and FIFO ports below, with what each connects to.
-    rd<k>, wr<k> : Out(ports.read_port / ports.write_port)
+    plan, scheduled, ports : read-only
+        The parameters, and ``plan.ports`` of this group (``schedule.ports.GroupPorts``).
+    spacing : int
+        Enabled cycles between problem starts: the group's own spacing, or the plan's
+        ``group_spacing`` when larger.
+    rd<k>, wr<k> : Out(signatures.read_port / signatures.write_port)
         Memory ports into one bank each.
-    put_<channel>, get_<channel> : Out(ports.fifo_put / ports.fifo_get)
+    put_<channel>, get_<channel> : Out(signatures.fifo_put / signatures.fifo_get)
         FIFO ports.
     """
 
-    def __init__(self, graph, sched, group, bankings, slots=2, spacing=None):
-        self.graph, self.sched, self.group, self.bankings = graph, sched, group, bankings
-        self.slots = slots
-        self.spacing = max(group.spacing, spacing or 0)
-        self.ports = plan_ports(graph, sched, group, bankings)
-        self._fifos = {(p.op, p.channel): p.name for p in self.ports.ports
-                       if isinstance(p, FifoPort)}
+    def __init__(self, plan, scheduled):
+        if scheduled not in plan.schedule.groups:
+            raise ValueError(f"group {scheduled.name!r} is not one of the plan's groups")
+        self._plan, self._scheduled = plan, scheduled
+        self._ports = plan.ports[scheduled.name]
+        self._spacing = max(scheduled.spacing, plan.group_spacing or 0)
         members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
-        for port in self.ports.ports:
+        for port in self._ports.ports:
             members[port.name] = Out(self._signature(port))
         super().__init__(members)
 
+    plan = property(lambda self: self._plan)
+    scheduled = property(lambda self: self._scheduled)
+    ports = property(lambda self: self._ports)
+    spacing = property(lambda self: self._spacing)
+
     def _signature(self, port):
+        graph = self.plan.graph
         if isinstance(port, FifoPort):
-            signature = ports.fifo_put if port.op is StreamOp.PUT else ports.fifo_get
-            return signature(shape_of(self.graph.channels[port.channel].dtype))
-        signature = ports.write_port if port.write else ports.read_port
-        return signature(self.bankings[port.tensor].depth,
-                         shape_of(self.graph.tensors[port.tensor].dtype),
-                         slot_bits(self.slots))
+            make = signatures.fifo_put if port.op is StreamOp.PUT else signatures.fifo_get
+            return make(shape_of(graph.channels[port.channel].dtype))
+        make = signatures.write_port if port.write else signatures.read_port
+        return make(self.plan.bankings[port.tensor].depth,
+                    shape_of(graph.tensors[port.tensor].dtype), slot_bits(self.plan.slots))
 
     def fifo_port(self, op, channel):
         """The interface of the FIFO port for ``op`` on ``channel``."""
-        return getattr(self, self._fifos[op, channel])
+        return getattr(self, next(p.name for p in self.ports.fifo(op) if p.channel == channel))
 
     def elaborate(self, platform):
         m = Module()
-        self.m = m
-        self.en = Signal()
-        self.stall_terms = []
-        self.driven = set()     # shared read ports already driven
-        self.lines = DelayLines(m, self.en)
-        self.controller = Controller(m, self.group, self.slots, self.spacing, self.lines, self)
-        self.links = {ch: [Signal(shape_of(self.graph.channels[ch].dtype), reset_less=True,
-                                  name=f"link_{safe_name(ch)}_{k}") for k in range(delay)]
-                      for ch, delay in sorted(self.group.links.items())}
-        for ch, regs in self.links.items():
-            with m.If(self.en):
+        en = Signal()
+        lines = DelayLines(m, en)
+        build = Build(self, m, en, lines, Controller(m, self, lines, en), self._links(m, en))
+        for name in self.scheduled.members:
+            Member(build, name).compile()
+        stall = Signal()
+        if build.stall_terms:
+            m.d.comb += stall.eq(Cat(*build.stall_terms).any())
+        m.d.comb += en.eq(~stall)
+        lines.emit()
+        return m
+
+    def _links(self, m, en):
+        """Channel -> the chain of registers a lockstep stream becomes."""
+        graph = self.plan.graph
+        links = {ch: [Signal(shape_of(graph.channels[ch].dtype), reset_less=True,
+                             name=f"link_{safe_name(ch)}_{k}") for k in range(delay)]
+                 for ch, delay in sorted(self.scheduled.links.items())}
+        for ch, regs in links.items():
+            with m.If(en):
                 for a, b in zip(regs[1:], regs[:-1]):
                     m.d.sync += a.eq(b)
-        for name in self.group.members:
-            Member(self, name).build()
-        stall = Signal()
-        if self.stall_terms:
-            m.d.comb += stall.eq(Cat(*self.stall_terms).any())
-        m.d.comb += self.en.eq(~stall)
-        self.lines.emit()
-        return m
+        return links
+
+
+@dataclass
+class Build:
+    """What the members of one group share while it is elaborated."""
+    group: Group                # parameters and port interfaces
+    m: Module
+    en: Signal                  # the group's enable: no active FIFO op is blocked
+    lines: DelayLines
+    controller: Controller
+    links: dict                 # channel -> link registers
+    stall_terms: list = field(default_factory=list)     # a blocked FIFO op stalls the group
+    driven: set = field(default_factory=set)            # shared read ports already driven

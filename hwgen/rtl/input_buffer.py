@@ -12,10 +12,9 @@ from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
-from ..schedule.host import lane_split, slot_bits
-from . import ports
+from ..schedule.host_timing import lane_split, slot_bits
 from .arith import mux_tree
-from .ports import shape_of
+from .signatures import bank_port_name, bank_ports, shape_of
 from .walk import BeatWalk, SlotCounter, sub_address
 
 
@@ -29,7 +28,7 @@ class InputBuffer(wiring.Component):
     readers : list of int
         The bank each read port ``rd<k>`` reads.
     lanes : int
-        Elements per host beat; must fit the layout (``schedule.host.lane_split``).
+        Elements per host beat; must fit the layout (``schedule.host_timing.lane_split``).
     slots : int
         Problems the banks hold at once (2: double buffering).
 
@@ -54,8 +53,7 @@ class InputBuffer(wiring.Component):
         shape = shape_of(tensor.dtype)
         members = {"host": In(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
                    "loaded": Out(1), "start": In(1), "consume": In(1)}
-        for k, _ in enumerate(self._readers):
-            members[f"rd{k}"] = In(ports.read_port(banking.depth, shape, slot_bits(slots)))
+        members.update(bank_ports("read", self._readers, banking, shape, slots))
         super().__init__(members)
 
     tensor = property(lambda self: self._tensor)
@@ -66,7 +64,7 @@ class InputBuffer(wiring.Component):
 
     def read_port(self, k):
         """The interface of read port ``k`` (``readers[k]`` is its bank)."""
-        return getattr(self, f"rd{k}")
+        return getattr(self, bank_port_name("read", k))
 
     def elaborate(self, platform):
         m = Module()

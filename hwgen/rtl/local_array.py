@@ -11,7 +11,7 @@ from amaranth.lib import memory
 
 from ..ir.layout import array_in_memory
 from .arith import mul_const, mux_tree
-from .ports import shape_of
+from .signatures import shape_of
 
 
 class LocalArray:
@@ -48,6 +48,7 @@ class LocalArray:
         return a
 
     def read(self, addr):
+        """The element at ``addr``: combinational for registers, a cycle later for a memory."""
         if self.latency == 0:
             return self.regs[addr] if isinstance(addr, int) else mux_tree(self.regs, addr)
         rp = self.mem.read_port(transparent_for=(self.wp,))
@@ -55,6 +56,7 @@ class LocalArray:
         return rp.data
 
     def write(self, cond, addr, data):
+        """Write ``data`` at ``addr`` when ``cond`` and the group's enable hold."""
         if self.latency == 0:
             for k, r in enumerate(self.regs):
                 hit = cond if isinstance(addr, int) else cond & (addr == k)

@@ -4,10 +4,10 @@ from amaranth.hdl import Cat, Module, Signal, Value
 from amaranth.lib import memory
 from amaranth.utils import ceil_log2
 
-from ..schedule.host import slot_bits
+from ..schedule.host_timing import slot_bits
 from .arith import mux_tree
 from .output_buffer import OutputBuffer
-from .ports import shape_of
+from .signatures import shape_of
 from .walk import BeatWalk, SlotCounter, sub_address
 
 

@@ -6,9 +6,8 @@ from amaranth.hdl import unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..schedule.host import check_lanes, slot_bits
-from . import ports
-from .ports import shape_of
+from ..schedule.host_timing import check_lanes
+from .signatures import bank_port_name, bank_ports, shape_of
 
 
 class OutputBuffer(wiring.Component):
@@ -21,7 +20,7 @@ class OutputBuffer(wiring.Component):
     writers : list of int
         The bank each write port ``wr<k>`` writes.
     lanes : int
-        Elements per host beat (``schedule.host.check_lanes``).
+        Elements per host beat (``schedule.host_timing.check_lanes``).
     slots : int
         Problems in flight.
 
@@ -45,8 +44,7 @@ class OutputBuffer(wiring.Component):
         shape = shape_of(tensor.dtype)
         members = {"host": Out(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
                    "space": Out(1), "start": In(1), "commit": In(1)}
-        for k, _ in enumerate(self._writers):
-            members[f"wr{k}"] = In(ports.write_port(banking.depth, shape, slot_bits(slots)))
+        members.update(bank_ports("write", self._writers, banking, shape, slots))
         super().__init__(members)
 
     tensor = property(lambda self: self._tensor)
@@ -57,5 +55,5 @@ class OutputBuffer(wiring.Component):
 
     def write_port(self, k):
         """The interface of write port ``k`` (``writers[k]`` is its bank)."""
-        return getattr(self, f"wr{k}")
+        return getattr(self, bank_port_name("write", k))
 

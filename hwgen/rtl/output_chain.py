@@ -5,7 +5,7 @@ next problem computes."""
 from amaranth.hdl import Cat, Module, Signal
 
 from .output_buffer import OutputBuffer
-from .ports import shape_of
+from .signatures import shape_of
 
 
 class OutputChain(OutputBuffer):

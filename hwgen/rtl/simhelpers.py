@@ -8,19 +8,15 @@ import numpy as np
 from amaranth.sim import Simulator
 
 from ..errors import HwgenError
-from ..host import Sink, Source, pack, unpack
+from ..host import Sink, Source, fifo_state, pack, unpack
 
 
 def stream_states(graph, levels):
     """``"; streams: s full (2/2), t empty (0/2)"`` for a report on a stuck run."""
     if not levels:
         return ""
-    parts = []
-    for name, level in sorted(levels.items()):
-        depth = graph.channels[name].depth
-        state = "full" if level == depth else "empty" if level == 0 else "partly full"
-        parts.append(f"{name} {state} ({level}/{depth})")
-    return "; streams: " + ", ".join(parts)
+    return "; streams: " + ", ".join(fifo_state(name, level, graph.channels[name].depth)
+                                     for name, level in sorted(levels.items()))
 
 
 def _hosts(top, problems, in_gap, out_gap, seed):

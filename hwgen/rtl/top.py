@@ -10,7 +10,7 @@ from amaranth.lib import fifo, stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
 from ..ir.graph import StreamOp
-from ..schedule.host import chained
+from ..schedule.host_timing import chained
 from ..schedule.plan import Plan
 from .group import Group
 from .input_buffer import InputBuffer
@@ -60,8 +60,7 @@ class Top(wiring.Component):
         plan = self.plan
         groups = []
         for g in self.schedule.groups:
-            grp = Group(self.graph, self.schedule, g, self.bankings, self.slots,
-                        plan.group_spacing)
+            grp = Group(plan, g)
             m.submodules[g.name] = grp
             groups.append(grp)
         ins, outs = self._buffers(m, groups)

@@ -19,6 +19,7 @@ class SlotCounter:
         self.value = Signal(range(max(2, slots)), name=name)
 
     def advance(self):
+        """Count to the next slot at the next clock edge (inside the caller's conditions)."""
         v = self.value
         self.m.d.sync += v.eq(Mux(v == self.slots - 1, 0, v + 1))
 

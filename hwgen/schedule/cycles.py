@@ -69,7 +69,7 @@ def _fifo_ops(graph, sched, group):
 def compute_cycles(graph, sched, limit=10_000_000):
     """Cycles from the start pulse until every group is done, as the hardware runs them.
 
-    Mirrors ``rtl.group``: a group advances its counter on every cycle it is not stalled; it
+    Mirrors ``rtl.controller``: a group advances its counter on every cycle it is not stalled; it
     stalls when an op active at the current counter meets an empty (get) or full (put) FIFO
     (``amaranth.lib.fifo.SyncFIFO``: writable below ``depth``, readable above 0). A group's
     finish pulse comes in the cycle its counter reaches ``finish_count``.

@@ -29,7 +29,7 @@ def taps(skews, depths):
     return max(s + d - 1 for s, d in zip(skews, depths))
 
 
-def structure(inst):
+def loop_structure(inst):
     """Trip counts per segment: instances in lockstep share it."""
     return tuple(seg.trips for seg in inst.segments)
 
@@ -91,7 +91,7 @@ def partition(graph):
     lockstep = []
     for name, ch in graph.channels.items():
         p, c = graph.instances[ch.producer], graph.instances[ch.consumer]
-        if p is not c and structure(p) == structure(c) and \
+        if p is not c and loop_structure(p) == loop_structure(c) and \
                 _op_pattern(p, name, Put) == _op_pattern(c, name, Get):
             lockstep.append(name)
             sets.union(p.name, c.name)
@@ -103,7 +103,7 @@ def partition(graph):
     free = {}
     for name, inst in graph.instances.items():
         if sets.find(name) not in on_fifo:
-            sets.union(name, free.setdefault(structure(inst), name))
+            sets.union(name, free.setdefault(loop_structure(inst), name))
     members = {}
     for name in graph.instances:
         members.setdefault(sets.find(name), []).append(name)
@@ -133,7 +133,7 @@ def make_group(graph, levels, gi, names, edges):
     """The ``Group`` of instances ``names`` joined by lockstep ``edges``."""
     skew = solve_skews(names, edges, levels)
     inst0 = graph.instances[names[0]]
-    group = Group(f"g{gi}", names, skew, structure(inst0),
+    group = Group(f"g{gi}", names, skew, loop_structure(inst0),
                   sum(seg.iterations for seg in inst0.segments),
                   taps([skew[n] for n in names], [levels[n].depth for n in names]))
     for ch in edges:

@@ -162,11 +162,13 @@ class Levels:
 
 
 def _one_op_per_stream(inst):
-    """Hardware streams take one put and one get per instance."""
+    """Hardware streams take one put and one get per instance (a statement's put is checked
+    before its gets)."""
     seen = set()
     for seg in inst.segments:
         for s in seg.body:
-            for op, channel, loc in stream_ops(s):
+            ops = sorted(stream_ops(s), key=lambda op: op[0] is not StreamOp.PUT)
+            for op, channel, loc in ops:
                 if (op, channel) in seen:
                     raise HwgenError(
                         f"in task {inst.name}: stream '{channel}' is put more than once in this "

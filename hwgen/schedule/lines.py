@@ -43,7 +43,9 @@ class Line:
 
     @property
     def order(self):
-        """Sort key of the order in which lines are emitted (keeps the Verilog text stable)."""
+        """Sort key of the order in which lines are emitted: the text of the tuples that were
+        the keys before ``Line`` existed (so ``idx_10`` sorts before ``idx_2``). It exists only
+        to keep the generated Verilog byte-identical to what it was."""
         if self.kind is LineKind.COND:
             return str(("cond", self.segment, tuple((p.kind, p.depth) for p in self.preds)))
         if self.kind is LineKind.IDX:

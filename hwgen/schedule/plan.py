@@ -4,7 +4,8 @@ tests and reports read it without building any hardware."""
 from dataclasses import dataclass
 
 from ..ir.layout import banking, tensor_accesses
-from . import host
+from . import host_timing
+from .ports import plan_ports
 from .static import schedule
 
 
@@ -20,6 +21,8 @@ class Plan:
         Tensor name -> ``ir.layout.Banking``.
     lanes : dict
         Tensor name -> elements per host beat.
+    ports : dict
+        Group name -> its ``ports.GroupPorts``.
     slots : int
         Problems each buffer holds at once.
     interval_cycles : int
@@ -31,6 +34,7 @@ class Plan:
     graph: object
     schedule: object
     bankings: dict
+    ports: dict
     lanes: dict
     slots: int
     interval_cycles: int
@@ -76,9 +80,10 @@ def plan(graph, lanes=None):
     chosen = {}
     for t in graph.tensors.values():
         want = lanes.get(t.name) if isinstance(lanes, dict) else lanes
-        chosen[t.name] = host.auto_lanes(t, bankings[t.name], compute, starts) if want is None \
-            else host.check_lanes(t, bankings[t.name], want)
+        chosen[t.name] = host_timing.check_lanes(t, bankings[t.name], want) if want is not None \
+            else host_timing.auto_lanes(t, bankings[t.name], compute, starts)
     tensors = list(graph.tensors.values())
-    interval, slots = host.host_timing(tensors, bankings, chosen, compute, starts)
-    return Plan(graph, sched, bankings, chosen, slots, interval,
-                host.latency(tensors, chosen, compute))
+    interval, slots = host_timing.host_timing(tensors, bankings, chosen, compute, starts)
+    ports = {g.name: plan_ports(graph, sched, g, bankings) for g in sched.groups}
+    return Plan(graph, sched, bankings, ports, chosen, slots, interval,
+                host_timing.latency(tensors, chosen, compute))

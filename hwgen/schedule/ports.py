@@ -46,25 +46,22 @@ class GroupPorts:
 
     @property
     def reads(self):
+        """The read ports, in signature order."""
         return [p for p in self.ports if isinstance(p, MemoryPort) and not p.write]
 
     @property
     def writes(self):
+        """The write ports, in signature order."""
         return [p for p in self.ports if isinstance(p, MemoryPort) and p.write]
 
     def fifo(self, op):
+        """The FIFO ports for ``op`` (``StreamOp.PUT`` or ``GET``)."""
         return [p for p in self.ports if isinstance(p, FifoPort) and p.op is op]
 
 
 def safe_name(name):
     """An instance or channel name as an identifier (``pe[0,1]`` -> ``pe_0_1``)."""
     return name.replace("[", "_").replace("]", "").replace(",", "_").replace("@", "_")
-
-
-def read_share_key(tensor, bank, index, skew):
-    """Reads with equal keys share one port: the same address of one bank at the same skew
-    (the rule the cost model's ``readers`` counts by)."""
-    return tensor, bank, index, skew
 
 
 def _static_index(access):
@@ -94,7 +91,9 @@ def plan_ports(graph, sched, group, bankings):
         bank, plan.shard_base[id(access)] = _bank(graph, bankings, access, seg)
         key = None
         if not write and _static_index(access):
-            key = read_share_key(access.tensor, bank, access.index, group.skew[inst.name])
+            # Reads of the same address of one bank at the same skew share one port (a
+            # broadcast); tests/dataflow/test_cost.py holds the cost model's count to this.
+            key = (access.tensor, bank, access.index, group.skew[inst.name])
             if key in shared:
                 plan.port_of[id(access)] = shared[key]
                 return

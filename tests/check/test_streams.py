@@ -1,4 +1,4 @@
-from hwgen.check.streams import executions, stream_ops
+from hwgen.check.streams import channel_ops, executions
 from hwgen.ir.graph import Pred, StreamOp
 from hwgen.pipeline import load_design
 from tests.conftest import example
@@ -13,5 +13,5 @@ def test_executions_count_predicated_iterations():
 
 def test_gemm_streams_balance():
     graph = load_design(example("gemm_os"), {"M": 3, "N": 2, "K": 5})
-    for name, op in stream_ops(graph).items():
+    for name, op in channel_ops(graph).items():
         assert sum(n for *_, n in op[StreamOp.PUT]) == sum(n for *_, n in op[StreamOp.GET]) == 5

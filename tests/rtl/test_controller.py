@@ -20,9 +20,12 @@ def _build(structure, taps, spacing, slots=3):
     iterations = sum(len(list(itertools.product(*map(range, t)))) for t in structure)
     group = Group("g0", ["a"], {"a": 0}, structure=structure, iterations=iterations, taps=taps)
     m = Module()
-    ports = SimpleNamespace(en=Signal(), start=Signal(), accept=Signal(), finished=Signal())
+    # The component's side of the controller: its group, the plan's slots, the spacing, the
+    # handshake ports; the enable.
+    ports = SimpleNamespace(scheduled=group, plan=SimpleNamespace(slots=slots), spacing=spacing,
+                            en=Signal(), start=Signal(), accept=Signal(), finished=Signal())
     lines = DelayLines(m, ports.en)
-    ctl = Controller(m, group, slots, spacing, lines, ports)
+    ctl = Controller(m, ports, lines, ports.en)
     conds = {(gi, p): lines.tap(ctl.cond(gi, p), 0) for gi, t in enumerate(structure)
              for p in PREDS if all(q.depth < len(t) for q in p)}
     lines.emit()

@@ -1,6 +1,7 @@
-"""The datapath compiler: a program with every kind of expression and statement, run as
-hardware in Amaranth's simulator against its numpy reference, with and without back-pressure,
-the first problem taking exactly ``expected_cycles``."""
+"""The datapath compiler: a program with every kind of expression and every statement but
+stream ops (those: tests/rtl/test_top.py, tests/examples), run as hardware in Amaranth's
+simulator against its numpy reference, with and without back-pressure, the first problem
+taking exactly ``expected_cycles``."""
 import numpy as np
 import pytest
 

@@ -18,7 +18,7 @@ from tests.conftest import example, program
 def _group(path, params, k=0):
     graph = load_design(path, params)
     p = plan(graph)
-    return graph, p, Group(graph, p.schedule, p.schedule.groups[k], p.bankings, p.slots)
+    return graph, p, Group(p, p.schedule.groups[k])
 
 
 def test_signature_follows_the_port_plan():

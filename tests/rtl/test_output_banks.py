@@ -1,4 +1,8 @@
-"""The output buffer in memory banks: slots, row-major drain through a mux tree."""
+# amaranth: UnusedElaboratable=no
+"""The output buffer in memory banks: slots, row-major drain through a mux tree. (The first
+line: a buffer its constructor rejects is never elaborated.)"""
+import pytest
+
 from hwgen.ir.graph import Tensor
 from hwgen.ir.layout import banking
 from hwgen.ir.types import R, S, int32
@@ -33,3 +37,9 @@ def test_memory_output_alternates_slots():
 
     run(dut, tb)
     assert got == [0, 1, 2, 3, 10, 11, 12, 13, 100, 101, 102, 103, 110, 111, 112, 113]
+
+
+def test_bad_writers_are_rejected():
+    t = Tensor("C", int32[4, 2] @ [S(0), R])
+    with pytest.raises(ValueError, match="write port on bank 7, but the layout has 2 banks"):
+        OutputBanks(t, banking(t, (2,)), writers=[0, 7])

@@ -17,6 +17,10 @@ def test_chained_output_drains_while_the_next_problem_is_written(lanes):
     got = []
 
     async def write(ctx, values):
+        assert ctx.get(dut.space)
+        ctx.set(dut.start, 1)
+        await ctx.tick()
+        ctx.set(dut.start, 0)
         for k, v in enumerate(values):
             port = dut.write_port(k)
             ctx.set(port.en, 1)
@@ -28,11 +32,13 @@ def test_chained_output_drains_while_the_next_problem_is_written(lanes):
         ctx.set(dut.commit, 0)
 
     async def tb(ctx):
-        assert ctx.get(dut.space)
         await write(ctx, problems[0])
         await write(ctx, problems[1])       # the first problem sits in the chain by now
+        # Both banks and chain hold a problem: no third one may start until the chain drains.
+        assert not ctx.get(dut.space)
         got.extend(unpack(await drain_pattern(ctx, dut, 8 // lanes, lambda i: i % 3 != 1), int32,
                           lanes).tolist())
+        assert ctx.get(dut.space)
 
     run(dut, tb)
     assert got == problems[0] + problems[1]

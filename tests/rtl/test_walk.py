@@ -7,7 +7,7 @@ from hwgen.ir.graph import Tensor
 from hwgen.ir.layout import banking
 from hwgen.ir.types import R, S, int8
 from hwgen.rtl.walk import BeatWalk, SlotCounter, sub_address
-from hwgen.schedule.host import lane_split
+from hwgen.schedule.host_timing import lane_split
 
 
 def _run(m, tb):

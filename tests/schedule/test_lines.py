@@ -11,7 +11,7 @@ def test_lines_are_values_with_register_names():
     assert SLOT.datapath and Line.index(3).datapath and not FINISH.datapath
 
 
-def test_emission_order_is_fixed():
+def test_emission_order_keeps_the_verilog_of_before_lines_existed():
     lines = [SLOT, Line.index(1), FINISH, Line.cond(0), Line.cond(0, (Pred("last", 0),))]
     assert sorted(lines, key=lambda l: l.order) == \
         [Line.cond(0, (Pred("last", 0),)), Line.cond(0), FINISH, Line.index(1), SLOT]

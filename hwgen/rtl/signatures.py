@@ -4,6 +4,8 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
+from ..schedule.host_timing import slot_bits
+
 
 def addr_width(depth):
     """Address bits of a bank of ``depth`` elements."""
@@ -29,9 +31,30 @@ def fifo_put(shape):
 
 
 def fifo_get(shape):
+    """The read side of a FIFO: ``en`` takes ``data`` when ``rdy``."""
     return wiring.Signature({"data": In(Shape.cast(shape).width), "en": Out(1), "rdy": In(1)})
 
 
 def shape_of(dtype):
     """The Amaranth shape of an ``IntType``."""
     return signed(dtype.bits) if dtype.signed else unsigned(dtype.bits)
+
+
+def bank_ports(kind, banks, banking, shape, slots):
+    """The members of a buffer's ports on its banks: ``rd<k>`` (``kind="read"``, ``In``
+    ``read_port``) or ``wr<k>`` (``"write"``, ``In`` ``write_port``), port ``k`` on bank
+    ``banks[k]`` of ``banking``, numbering ``slots`` problem slots."""
+    if slots < 1:
+        raise ValueError(f"a buffer holds at least one problem: slots={slots}")
+    for b in banks:
+        if not 0 <= b < banking.banks:
+            raise ValueError(f"{kind} port on bank {b}, but the layout has {banking.banks} "
+                             "banks")
+    make = read_port if kind == "read" else write_port
+    return {bank_port_name(kind, k): In(make(banking.depth, shape, slot_bits(slots)))
+            for k in range(len(banks))}
+
+
+def bank_port_name(kind, k):
+    """The name of a buffer's ``k``-th ``"read"`` or ``"write"`` port."""
+    return f"{'rd' if kind == 'read' else 'wr'}{k}"

@@ -5,7 +5,7 @@ from hwgen import HwgenError
 from hwgen.ir.graph import Tensor
 from hwgen.ir.layout import banking
 from hwgen.ir.types import R, S, int8, int32
-from hwgen.schedule import host
+from hwgen.schedule import host_timing as host
 
 
 def _tensor(name, ttype, grid, direction="in"):

@@ -4,7 +4,7 @@ from amaranth.hdl import Shape, signed, unsigned
 from amaranth.lib.wiring import Flow
 
 from hwgen.ir.types import int8, int32, uint8, uint16
-from hwgen.rtl.ports import addr_width, fifo_get, fifo_put, read_port, shape_of, write_port
+from hwgen.rtl.signatures import addr_width, fifo_get, fifo_put, read_port, shape_of, write_port
 
 
 def _members(sig):
