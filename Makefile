@@ -18,7 +18,7 @@ ARRAY   ?= 4x4
 DSE     := --expr "$(EXPR)" --sizes "$(SIZES)" --array $(ARRAY)
 JOBS    ?= 2
 
-.PHONY: all setup demo test test-fast verilog sim timing bitstream graph dse layers bench clean iverilog
+.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph dse layers bench clean iverilog
 
 all: demo
 
@@ -47,6 +47,10 @@ test: setup
 
 test-fast: setup
 	$(PY) -m pytest -n $(JOBS) -q -m "not slow and not pnr and not verilator" tests
+
+# The program in the interpreter against its own numpy reference(): no hardware.
+check: setup
+	$(HWGEN) check "$(DESIGN)" --params "$(PARAMS)" $(DSE)
 
 verilog: setup
 	$(HWGEN) build "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --lanes $(LANES) $(DSE)

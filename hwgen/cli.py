@@ -70,6 +70,30 @@ def _graph(args):
     return load_design(args.design, parse_params(args.params))
 
 
+def _reference(args):
+    """The design's numpy reference, or None: ``reference()`` in the design file; for a
+    ``dse:`` point, the tensor expression itself."""
+    if args.design.startswith("dse:"):
+        from .dataflow.generate import reference
+        result = _exploration(args)
+        return lambda **inputs: reference(result.expr, result.sizes, inputs)
+    from .pipeline import load_module
+    return getattr(load_module(args.design), "reference", None)
+
+
+def _check_reference(graph, reference, cases, what):
+    """Print the interpreter against ``reference`` on ``cases``; whether they agree."""
+    from .check.reference import check_reference
+    report = check_reference(graph, reference, cases)
+    if report.ok:
+        print(f"PASS {graph.name} {graph.params}: the interpreter equals reference() on {what}")
+        return True
+    print(f"FAIL {graph.name} {graph.params}: the program and its reference() disagree")
+    for line in report.failures[:10]:
+        print(f"  {line}")
+    return False
+
+
 class _Steps:
     """Numbered progress lines with elapsed time, for steps that take seconds to minutes."""
 
@@ -95,10 +119,37 @@ def cmd_build(args):
     return 0
 
 
+def cmd_check(args):
+    from .check.reference import reference_cases
+    graph = _graph(args)
+    reference = _reference(args)
+    if reference is None:
+        raise HwgenError(f"{args.design} defines no reference(): write one that takes the input "
+                         f"tensors as numpy arrays ({', '.join(t.name for t in graph.inputs)}) "
+                         "and returns {" + ", ".join(f"'{t.name}': ..." for t in graph.outputs)
+                         + "}")
+    cases = reference_cases(graph, args.problems, args.seed)
+    what = f"{len(cases)} problems: all-minimum, all-maximum and {args.problems} random " \
+           f"inputs (seed {args.seed})"
+    return 0 if _check_reference(graph, reference, cases, what) else 1
+
+
 def cmd_sim(args):
-    from .flow.simulate import simulate, summary
+    from .flow.simulate import SIMULATORS, problem_inputs, simulate, summary
+    if args.sim not in SIMULATORS:
+        raise HwgenError(f"unknown simulator {args.sim!r}; use one of {', '.join(SIMULATORS)}")
     steps = _Steps(2)
     graph = _graph(args)
+    reference = _reference(args)
+    if reference is None:
+        print("golden model: the interpreter (the design defines no reference() to check it "
+              "against)")
+    else:
+        cases = [(f"simulated problem {p}", inputs) for p, inputs in
+                 enumerate(problem_inputs(graph, args.problems, args.seed))]
+        if not _check_reference(graph, reference, cases, f"the {len(cases)} simulated "
+                                "problems, so the hardware is held to both"):
+            return 1
     steps(f"building and simulating {graph.name} {graph.params} on {args.sim} "
           f"({args.problems} problems, random gaps and back-pressure)")
     result = simulate(graph, _out_dir(args), sim=args.sim, problems=args.problems, seed=args.seed,
@@ -264,11 +315,20 @@ def _add_design_options(p):
 
 
 def _add_flow_commands(sub):
-    """`build`, `sim`, `timing` and `bitstream`: the steps from a design to hardware."""
+    """`check`, `build`, `sim`, `timing` and `bitstream`: the steps from a design to
+    hardware."""
+    p = _add_design_options(sub.add_parser(
+        "check", help="the program in the interpreter against its own numpy reference()",
+        description="Run the program in hwgen's functional interpreter and the design file's "
+        "reference() on the same inputs (all at the minimum, all at the maximum, random) and "
+        "print the first elements where they differ, with both values. No hardware is built."))
+    p.add_argument("--problems", type=int, default=3, help="random problems (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="random seed for the data")
+    p.set_defaults(fn=cmd_check)
     p = _add_design_options(sub.add_parser("build", help="write Verilog and design.json"))
     p.set_defaults(fn=cmd_build)
     p = _add_design_options(sub.add_parser(
-        "sim", help="cocotb simulation against the numpy golden model"))
+        "sim", help="cocotb simulation against the interpreter and the design's reference()"))
     p.add_argument("--sim", default="verilator", help="verilator (default) or icarus")
     p.add_argument("--problems", type=int, default=3, help="problems back to back (default 3)")
     p.add_argument("--seed", type=int, default=0, help="random seed for data and back-pressure")

@@ -48,3 +48,36 @@ def test_every_wrong_program_is_a_clear_error_not_a_traceback(path, tmp_path, ca
     assert main(["build", path, "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {path}:") and "Traceback" not in err, err
+
+
+def _wrong_reference(tmp_path):
+    """gemm_os whose reference() adds 1: the program no longer computes what it claims."""
+    text = open(example("gemm_os")).read()
+    right = 'return {"C": A.astype("int64") @ B.astype("int64")}'
+    assert right in text
+    path = tmp_path / "gemm_wrong.py"
+    path.write_text(text.replace(right, right[:-1] + " + 1}"))
+    return str(path)
+
+
+def test_check_passes_a_correct_program(capsys):
+    assert main(["check", example("gemm_os"), "--params", "M=2 N=3 K=5"]) == 0
+    assert capsys.readouterr().out.startswith("PASS gemm_os")
+
+
+@pytest.mark.parametrize("command", [["check"], ["sim", "--sim", "icarus"]])
+def test_a_program_its_reference_disagrees_with_fails_with_indices_and_values(
+        tmp_path, capsys, command):
+    argv = [command[0], _wrong_reference(tmp_path), "--params", "M=2 N=3 K=5",
+            "--out", str(tmp_path / "out")] + command[1:]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "FAIL gemm_os" in out and "disagree" in out
+    assert "output 'C' differs in 6 of 6 elements; first C[0, 0]: program " in out
+    assert "reference" in out and "building" not in out       # sim stops before any hardware
+
+
+def test_check_without_a_reference_says_what_to_write(capsys):
+    assert main(["check", os.path.join(PROGRAMS, "narrow_acc.py")]) == 2
+    err = capsys.readouterr().err
+    assert "defines no reference(): write one that takes the input tensors" in err

@@ -16,11 +16,11 @@ SIM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 SIMULATORS = ("verilator", "icarus")
 
 
-def make_vectors(graph, problems=3, seed=0):
-    """Inputs per problem (problem 0 all at the type's minimum, the rest random) and golden
-    outputs from the functional interpreter."""
+def problem_inputs(graph, problems=3, seed=0):
+    """The inputs of each simulated problem: problem 0 all at the type's minimum, the rest
+    random."""
     rng = np.random.default_rng(seed)
-    vectors = {"problems": np.array(problems)}
+    out = []
     for p in range(problems):
         inputs = {}
         for t in graph.inputs:
@@ -28,7 +28,17 @@ def make_vectors(graph, problems=3, seed=0):
                 inputs[t.name] = np.full(t.shape, t.dtype.min, dtype=np.int64)
             else:
                 inputs[t.name] = rng.integers(t.dtype.min, t.dtype.max, t.shape, endpoint=True)
-            vectors[f"in_{t.name}_{p}"] = inputs[t.name]
+        out.append(inputs)
+    return out
+
+
+def make_vectors(graph, problems=3, seed=0):
+    """Inputs per problem (``problem_inputs``) and golden outputs from the functional
+    interpreter."""
+    vectors = {"problems": np.array(problems)}
+    for p, inputs in enumerate(problem_inputs(graph, problems, seed)):
+        for name, value in inputs.items():
+            vectors[f"in_{name}_{p}"] = value
         for name, value in run(graph, inputs).items():
             vectors[f"out_{name}_{p}"] = value
     return vectors

@@ -1,0 +1,95 @@
+"""The program against its author's numpy ``reference()``: the functional interpreter and the
+reference run on the same inputs (every input at its type's minimum, at its maximum, random),
+and the first elements where they disagree are reported with both values.
+
+The interpreter is the golden model the hardware is simulated against; a program that computes
+something else than its author meant (or a frontend bug the interpreter and the hardware would
+share) shows up here, before any hardware exists.
+"""
+import inspect
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import HwgenError
+from ..ir.interp import run
+
+
+@dataclass
+class ReferenceReport:
+    """What ``check_reference`` found: ``cases`` the labels of the inputs tried, ``failures``
+    one text per output of a case that differs (empty when the program equals its
+    reference)."""
+    cases: list
+    failures: list = field(default_factory=list)
+
+    @property
+    def ok(self):
+        return not self.failures
+
+
+def reference_cases(graph, random=3, seed=0):
+    """``[(label, inputs)]``: every input at its type's minimum, at its maximum, and
+    ``random`` problems of uniform random values."""
+    rng = np.random.default_rng(seed)
+    cases = [("all-minimum inputs",
+              {t.name: np.full(t.shape, t.dtype.min, dtype=np.int64) for t in graph.inputs}),
+             ("all-maximum inputs",
+              {t.name: np.full(t.shape, t.dtype.max, dtype=np.int64) for t in graph.inputs})]
+    for k in range(random):
+        cases.append((f"random inputs {k + 1} (seed {seed})",
+                      {t.name: rng.integers(t.dtype.min, t.dtype.max, t.shape, endpoint=True)
+                       for t in graph.inputs}))
+    return cases
+
+
+def call_reference(reference, graph, inputs):
+    """``reference(**inputs)`` (plus any of the design's sizes it names as parameters), as
+    arrays per output name; a ``HwgenError`` that says what is wrong with what it returned."""
+    wanted = inspect.signature(reference).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in wanted.values()):
+        kwargs = dict(inputs)
+    else:
+        kwargs = {k: v for k, v in {**graph.params, **inputs}.items() if k in wanted}
+    missing = [k for k, p in wanted.items() if k not in kwargs and p.default is p.empty and
+               p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if missing:
+        raise HwgenError(f"reference() takes {', '.join(missing)}, which is neither an input "
+                         f"tensor ({', '.join(inputs)}) nor a size of the design")
+    try:
+        result = reference(**kwargs)
+    except Exception as e:
+        raise HwgenError(f"reference() raised {type(e).__name__}: {e}") from None
+    outputs = [t.name for t in graph.outputs]
+    if not isinstance(result, dict) or set(result) != set(outputs):
+        got = sorted(result) if isinstance(result, dict) else type(result).__name__
+        raise HwgenError(f"reference() must return a dict of the outputs {outputs}, got {got}")
+    return {name: np.asarray(value) for name, value in result.items()}
+
+
+def differences(name, got, want, limit=3):
+    """Text naming the first ``limit`` indices where ``got`` (the program) and ``want`` (the
+    reference) differ, or None when they are equal."""
+    if got.shape != want.shape:
+        return f"output '{name}': reference() gives shape {list(want.shape)}, the program " \
+               f"{list(got.shape)}"
+    where = np.argwhere(got != want)
+    if not len(where):
+        return None
+    shown = ", ".join(f"{name}{list(map(int, i))}: program {int(got[tuple(i)])}, reference "
+                      f"{int(want[tuple(i)])}" for i in where[:limit])
+    return f"output '{name}' differs in {len(where)} of {got.size} elements; first {shown}"
+
+
+def check_reference(graph, reference, cases):
+    """Run ``graph`` in the interpreter and ``reference`` on each of ``cases``
+    (``[(label, inputs)]``) and compare every output."""
+    report = ReferenceReport([label for label, _ in cases])
+    for label, inputs in cases:
+        want = call_reference(reference, graph, inputs)
+        got = run(graph, inputs)
+        for name in got:
+            text = differences(name, np.asarray(got[name]), want[name])
+            if text:
+                report.failures.append(f"{label}: {text}")
+    return report
