@@ -61,6 +61,13 @@ def load_design(path, params=None):
     if unknown:
         raise HwgenError(f"unknown parameter(s) {sorted(unknown)} for {path}; it takes "
                          + ", ".join(f"{k}={v.default}" for k, v in sig.parameters.items()))
+    missing = [k for k, v in sig.parameters.items() if k not in params and v.default is v.empty]
+    if missing:
+        code = build.__code__
+        raise HwgenError(f"build() parameter(s) {', '.join(missing)} have no default: give them "
+                         "one (`def build(" + ", ".join(f"{k}: int = 8" for k in missing)
+                         + "):`) or set them, e.g. PARAMS=\"" + " ".join(f"{k}=8" for k in missing)
+                         + "\"", (code.co_filename, code.co_firstlineno))
     full = {k: params.get(k, v.default) for k, v in sig.parameters.items()}
     for k, v in full.items():
         if not isinstance(v, int) or v < 1:

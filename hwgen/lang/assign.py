@@ -31,6 +31,9 @@ class AssignLowerer(ExprLowerer):
             self.error(f"cannot assign to loop variable '{name}'", s)
         if name in self.arrays:
             self.error(f"'{name}' is a local array: assign its elements, `{name}[i] = ...`", s)
+        if name in self.tensors:
+            self.error(f"'{name}' is a tensor of the region: write its elements, "
+                       f"`{name}[...] = ...`, or give the local another name", s)
         if isinstance(s, ast.AnnAssign):
             dtype = self.declared_type(s, name)
             if isinstance(dtype, TensorType):
@@ -96,8 +99,13 @@ class AssignLowerer(ExprLowerer):
 
     def update(self, s, name, value, loc):
         """``name op= value`` as ``name = name op value``; ``name`` must hold a value already."""
+        if name in self.consts and not isinstance(self.consts[name], tuple):
+            self.error(f"'{name}' = {self.consts[name]} is a compile-time constant (it has no "
+                       f"type); to accumulate into it, declare one: `{name}: int32 = "
+                       f"{self.consts[name]}`", s)
         if name not in self.vars:
-            self.error(f"'{name}' is updated before it is assigned", s)
+            self.error(f"'{name}' is updated before it is assigned; assign it first, e.g. "
+                       f"`{name}: int32 = 0`", s)
         op = BINOPS.get(type(s.op))
         if op is None:
             self.error(f"operator `{type(s.op).__name__}=` is not supported in hardware", s)

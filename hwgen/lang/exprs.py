@@ -21,7 +21,13 @@ CONSTRUCT_NAMES = {ast.While: "while loop", ast.Return: "return", ast.Break: "br
                    ast.ListComp: "list comprehension", ast.Dict: "dict", ast.List: "list",
                    ast.Raise: "raise", ast.Global: "global", ast.Nonlocal: "nonlocal",
                    ast.Delete: "del", ast.Import: "import", ast.ImportFrom: "import",
-                   ast.ClassDef: "class", ast.Assert: "assert"}
+                   ast.ClassDef: "class", ast.Assert: "assert",
+                   ast.GeneratorExp: "generator expression"}
+# What to write instead, where the construct names alone do not say it.
+LIST_HINT = "; instead of a list comprehension, accumulate in a loop: `acc: int32 = 0` then " \
+    "`for k in range(N): acc += ...`, or keep values in a local array `buf: int8[N]`"
+CONSTRUCT_HINTS = {ast.ListComp: LIST_HINT, ast.GeneratorExp: LIST_HINT,
+                   ast.List: "; keep several values in a local array: `buf: int8[N]`"}
 
 
 def is_call_to(node, name):
@@ -58,12 +64,16 @@ class ExprLowerer:
         if method is None:
             name = CONSTRUCT_NAMES.get(type(node), type(node).__name__)
             self.error(f"unsupported Python construct in a task body: {name} "
-                       f"(`{ast.unparse(node)}`)", node)
+                       f"(`{ast.unparse(node)}`){CONSTRUCT_HINTS.get(type(node), '')}", node)
         return method(node, const_only)
 
     def _expr_Constant(self, node, const_only):
         if isinstance(node.value, (bool, int)):
             return Const(int(node.value))
+        if isinstance(node.value, float):
+            self.error(f"only integer constants are supported, got {node.value!r}: hwgen has no "
+                       "floating point yet; use fixed point, e.g. `(x * 3) >> 2` for x * 0.75",
+                       node)
         self.error(f"only integer constants are supported, got {node.value!r}", node)
 
     def _expr_Name(self, node, const_only):
@@ -196,8 +206,11 @@ class ExprLowerer:
             return Get(self.channel(node.func.value, "get", node), loc=self.p.loc(node))
         if isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "abs"):
             return self.builtin(node, const_only)
+        hint = ""
+        if any(isinstance(a, (ast.ListComp, ast.GeneratorExp)) for a in node.args):
+            hint = LIST_HINT
         self.error(f"unsupported call `{ast.unparse(node)}` in a task body (supported: "
-                   "stream.get(), max, min, abs)", node)
+                   f"stream.get(), max, min, abs){hint}", node)
 
     def builtin(self, node, const_only):
         """``max``/``min``/``abs`` of run-time values: comparisons and multiplexers."""

@@ -52,8 +52,12 @@ def task(fn=None, *, mapping=None):
     return fn
 
 
-def region(fn):
-    """Turn a function whose parameters are typed tensors into a hwgen ``Region``."""
+def region(fn=None):
+    """Turn a function whose parameters are typed tensors into a hwgen ``Region``; also
+    spelled ``@hwgen.region()``, as in Allo."""
+    if fn is None:
+        caller = sys._getframe(1)
+        return lambda f: Region(f, {**caller.f_globals, **caller.f_locals})
     caller = sys._getframe(1)
     namespace = dict(caller.f_globals)
     namespace.update(caller.f_locals)

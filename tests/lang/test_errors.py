@@ -32,6 +32,11 @@ CASES = [
     ("array_read_after_write", "read after it is written in the same loop iteration"),
     ("array_initialised", "cannot be initialised in its declaration"),
     ("get_in_max", "get the value into a local first"),
+    ("rebind_tensor", "'A' is a tensor of the region: write its elements, `A[...] = ...`"),
+    ("untyped_accumulator", "declare one: `acc: int32 = 0`"),
+    ("list_comprehension", "instead of a list comprehension, accumulate in a loop"),
+    ("float_literal", "no floating point yet; use fixed point"),
+    ("no_default", "have no default: give them one (`def build(N: int = 8):`)"),
 ]
 
 
@@ -76,3 +81,11 @@ def test_deadlock_is_found_statically_and_by_the_interpreter():
         run(graph, random_inputs(graph))
     assert "deadlock" in str(e.value) and "waits to get" in str(e.value)
     assert e.value.loc[1] == marked_line(path)
+
+
+def test_region_with_parentheses_as_in_allo(tmp_path):
+    text = open(program("fifo_skew")).read().replace("@hwgen.region\n", "@hwgen.region()\n")
+    assert "@hwgen.region()" in text
+    path = tmp_path / "paren.py"
+    path.write_text(text)
+    assert set(load_design(str(path)).instances) == {"producer", "consumer"}
