@@ -16,6 +16,8 @@ EXPR    ?= C[i,j] += A[i,k] * B[k,j]
 SIZES   ?= i=8 j=8 k=32
 ARRAY   ?= 4x4
 DSE     := --expr "$(EXPR)" --sizes "$(SIZES)" --array $(ARRAY)
+# Exploration flags reach a design command only when DESIGN is a point of one (dse:...).
+DSEARG   = $(if $(filter dse:%,$(DESIGN)),$(DSE))
 JOBS    ?= 2
 
 .PHONY: all setup demo test test-fast check verilog sim timing bitstream graph dse layers bench clean iverilog
@@ -50,22 +52,22 @@ test-fast: setup
 
 # The program in the interpreter against its own numpy reference(): no hardware.
 check: setup
-	$(HWGEN) check "$(DESIGN)" --params "$(PARAMS)" $(DSE)
+	$(HWGEN) check "$(DESIGN)" --params "$(PARAMS)" $(DSEARG)
 
 verilog: setup
-	$(HWGEN) build "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --lanes $(LANES) $(DSE)
+	$(HWGEN) build "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSEARG)
 
 sim: setup
-	$(HWGEN) sim "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --sim $(SIM) --lanes $(LANES) $(DSE)
+	$(HWGEN) sim "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --sim $(SIM) --lanes $(LANES) $(DSEARG)
 
 timing: setup
-	$(HWGEN) timing "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSE)
+	$(HWGEN) timing "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSEARG)
 
 bitstream: setup
 	$(HWGEN) bitstream $(DESIGN) --params "$(PARAMS)" $(OUTARG) --board $(BOARD)
 
 graph: setup
-	$(HWGEN) graph "$(DESIGN)" --params "$(PARAMS)" $(if $(OUT),--out $(OUT)/graph.svg) $(DSE)
+	$(HWGEN) graph "$(DESIGN)" --params "$(PARAMS)" $(if $(OUT),--out $(OUT)/graph.svg) $(DSEARG)
 
 # The Rubick-style exploration of a tensor expression: Pareto table and plot in build/dse.
 dse: setup

@@ -1,17 +1,11 @@
-"""hwgen's command line: build, sim, timing, bitstream and demo (the Makefile calls these)."""
-import argparse
+"""hwgen's command line: check, build, sim, timing, bitstream, graph, dse, layers and demo
+(the Makefile calls these; ``cli_args`` declares their arguments)."""
 import os
 import sys
 import time
 
+from .cli_args import parser
 from .errors import HwgenError
-
-DEFAULT_DESIGN = "hwgen/examples/gemm_os.py"
-
-
-DEFAULT_EXPR = "C[i,j] += A[i,k] * B[k,j]"
-DEFAULT_SIZES = "i=8 j=8 k=32"
-DEFAULT_ARRAY = "4x4"
 
 
 def _out_dir(args):
@@ -105,10 +99,23 @@ class _Steps:
         print(f"[{self.n}/{self.total} {time.time() - self.t0:6.1f}s] {text}", flush=True)
 
 
+def _warn_if_too_big(graph, device):
+    """Say at once when the design cannot fit ``device`` (elaboration may take minutes)."""
+    from .flow.fit import fit_warnings
+    for line in fit_warnings(graph, device):
+        print(f"warning: {line}", file=sys.stderr, flush=True)
+
+
 def cmd_build(args):
     from .flow import verilog
+    from .flow.pnr import device_info
+    device_info(args.device)
     out = _out_dir(args)
-    info = verilog.write(_graph(args), out, lanes=_lanes(args))
+    graph = _graph(args)
+    _warn_if_too_big(graph, args.device)
+    print(f"elaborating {graph.name} ({len(graph.instances)} task instances) and writing "
+          "Verilog", flush=True)
+    info = verilog.write(graph, out, lanes=_lanes(args))
     s = info["schedule"]
     print(f"wrote {os.path.join(out, info['verilog'][0])} and {os.path.join(out, 'design.json')}")
     print(f"  {info['top']} {info['params']}: expected_cycles {info['expected_cycles']}, "
@@ -177,6 +184,7 @@ def cmd_timing(args):
     from .flow.board import selftest_verilog
     device_info(args.device)
     graph = _graph(args)
+    _warn_if_too_big(graph, args.device)
     out = _out_dir(args)
     steps = _Steps(2 + len(args.seeds))
     info = verilog.write(graph, out, lanes=_lanes(args))
@@ -286,115 +294,11 @@ def cmd_demo(args):
     return 0 if ok else 1
 
 
-def _add_exploration_options(p):
-    """The options that name an exploration (expression, sizes, array budget), shared by
-    `dse` and every command that can build a point of it."""
-    p.add_argument("--expr", default=DEFAULT_EXPR, help="tensor expression (default "
-                   f"'{DEFAULT_EXPR}')")
-    p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"loop sizes (default "
-                   f"'{DEFAULT_SIZES}')")
-    p.add_argument("--array", default=DEFAULT_ARRAY, help="PE array budget, e.g. 4x4 or 8 "
-                   f"(default {DEFAULT_ARRAY})")
-    return p
-
-
-def _add_design_options(p):
-    """The options of every command that takes a design: the design, its sizes, the output
-    folder and the host lanes."""
-    p.add_argument("design", nargs="?", default=DEFAULT_DESIGN,
-                   help=f"design file (default {DEFAULT_DESIGN}), or dse:<point> for a point "
-                   "of `hwgen dse` (its id or map, e.g. dse:3 or \"dse:x=j, y=i, t1=i+j+k\", "
-                   "with the same --expr/--sizes/--array)")
-    _add_exploration_options(p)
-    p.add_argument("--params", default="", help='sizes, e.g. "M=8 N=8 K=64" (defaults: '
-                   "the build() signature)")
-    p.add_argument("--out", default=None, help="output folder (default build/<design>)")
-    p.add_argument("--lanes", default="auto", help="elements per host beat: 'auto' (enough "
-                   "to keep up with compute, per port) or one number for every port")
-    return p
-
-
-def _add_flow_commands(sub):
-    """`check`, `build`, `sim`, `timing` and `bitstream`: the steps from a design to
-    hardware."""
-    p = _add_design_options(sub.add_parser(
-        "check", help="the program in the interpreter against its own numpy reference()",
-        description="Run the program in hwgen's functional interpreter and the design file's "
-        "reference() on the same inputs (all at the minimum, all at the maximum, random) and "
-        "print the first elements where they differ, with both values. No hardware is built."))
-    p.add_argument("--problems", type=int, default=3, help="random problems (default 3)")
-    p.add_argument("--seed", type=int, default=0, help="random seed for the data")
-    p.set_defaults(fn=cmd_check)
-    p = _add_design_options(sub.add_parser("build", help="write Verilog and design.json"))
-    p.set_defaults(fn=cmd_build)
-    p = _add_design_options(sub.add_parser(
-        "sim", help="cocotb simulation against the interpreter and the design's reference()"))
-    p.add_argument("--sim", default="verilator", help="verilator (default) or icarus")
-    p.add_argument("--problems", type=int, default=3, help="problems back to back (default 3)")
-    p.add_argument("--seed", type=int, default=0, help="random seed for data and back-pressure")
-    p.set_defaults(fn=cmd_sim)
-    p = _add_design_options(sub.add_parser("timing", help="Yosys + nextpnr: Fmax and utilization"))
-    p.add_argument("--device", default="ecp5-85k", help="ecp5-85k (default) or ice40-up5k")
-    p.add_argument("--freq", type=float, default=None, help="target MHz (default 200 / 60)")
-    p.add_argument("--seeds", type=int, nargs="+", default=[1], help="nextpnr seeds (median)")
-    p.set_defaults(fn=cmd_timing)
-    p = _add_design_options(sub.add_parser(
-        "bitstream", help="board bitstream running an on-board self-test"))
-    p.add_argument("--board", default="ulx3s-85f", help="ulx3s-85f (default) or icebreaker")
-    p.set_defaults(fn=cmd_bitstream)
-
-
-def _add_inspection_commands(sub):
-    """`graph`, `dse` and `layers`: look at a design or at the dataflows of an expression
-    without building hardware."""
-    p = _add_design_options(sub.add_parser(
-        "graph", conflict_handler="resolve",
-        help="draw the task graph: tasks on their grids, streams, tensors"))
-    p.add_argument("--out", default=None, help="picture to write, .svg or .png (default "
-                   "build/<design>/graph.svg)")
-    p.set_defaults(fn=cmd_graph)
-    p = _add_exploration_options(sub.add_parser(
-        "dse", help="explore the dataflows of a tensor expression: Pareto table and plot",
-        description="Enumerate access-entry tuples, prune the unrealisable, solve for the "
-        "space-time maps of each on arrays up to --array, cost them (cycles, banks, ports, "
-        "buffers, interconnect, LUT/FF/DSP/BRAM) and print the Pareto front of cycles per "
-        "problem against LUTs; writes front.md and front.png into --out. Build a point with "
-        "`hwgen build|sim|timing dse:<id>` and the same --expr/--sizes/--array."))
-    p.add_argument("--out", default=None, help="output folder (default build/dse)")
-    p.add_argument("--point", default=None, help="explain one point (id or map): tiles, time "
-                   "loops, entries and data layouts (A·T⁻¹ = L·E), costs")
-    p.set_defaults(fn=cmd_dse)
-    p = sub.add_parser("layers", help="best dataflow and utilization of VGG-16 and ResNet-50 "
-                       "layers on a PE array (cost model only)")
-    p.add_argument("tables", nargs="*", default=["vgg16", "resnet50"],
-                   help="layer tables: vgg16, resnet50 (default both)")
-    p.add_argument("--array", default="12x12", help="PE array (default 12x12, fits the 156 "
-                   "DSPs of an ECP5-85k)")
-    p.set_defaults(fn=cmd_layers)
-
-
-def _parser():
-    """The argument parser of every subcommand, each with its ``fn`` default."""
-    parser = argparse.ArgumentParser(
-        prog="hwgen", description="Turn a Python task-and-stream program into verified Verilog, "
-        "timing reports and bitstreams. DESIGN is a Python file defining build(**params) that "
-        "returns a @hwgen.region.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    _add_flow_commands(sub)
-    _add_inspection_commands(sub)
-    p = _add_design_options(sub.add_parser(
-        "demo", help="build, simulate and time one design; one summary"))
-    p.add_argument("--sim", default="verilator")
-    p.add_argument("--device", default="ecp5-85k")
-    p.set_defaults(fn=cmd_demo)
-    return parser
-
-
 def main(argv=None):
     """Run one subcommand; a user error prints ``error: ...`` and returns 2, not a traceback."""
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     try:
-        return args.fn(args)
+        return globals()[f"cmd_{args.command}"](args)
     except HwgenError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -22,7 +22,8 @@ ALLOWED = {
     "flow": {"errors", "host", "ir", "schedule", "rtl"},
     "pipeline": {"errors", "ir", "lang", "check"},
     "cli": {"errors", "host", "ir", "lang", "check", "schedule", "dataflow", "mapping", "rtl",
-            "flow", "pipeline"},
+            "flow", "pipeline", "cli_args"},
+    "cli_args": set(),
     "__init__": {"errors", "lang"},
     "examples": {"__init__"},
 }

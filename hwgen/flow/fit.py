@@ -1,0 +1,34 @@
+"""Will a design fit the target device? A quick count from the task graph, before minutes go
+into elaboration, Verilog and place-and-route: multipliers against DSP blocks, on-chip buffer
+bits against block RAM."""
+import math
+
+from ..ir.graph import stmt_exprs
+from ..schedule.levels import is_runtime_product
+
+# What the devices offer: DSP blocks (ECP5 MULT18X18D, iCE40 SB_MAC16) and block RAM bits
+# (ECP5 DP16KD 18 kbit, iCE40 EBR 4 kbit).
+CAPACITY = {"ecp5-85k": {"DSP": 156, "BRAM bits": 208 * 18432},
+            "ice40-up5k": {"DSP": 8, "BRAM bits": 30 * 4096}}
+
+
+def multipliers(graph):
+    """Multiplies of two run-time values, over every task instance (one DSP block each)."""
+    return sum(1 for inst in graph.instances.values() for seg in inst.segments
+               for stmt in seg.body for e in stmt_exprs(stmt) if is_runtime_product(e))
+
+
+def buffer_bits(graph):
+    """Bits of the tensors' on-chip buffers, each holding two problems (double buffering)."""
+    return sum(2 * math.prod(t.shape) * t.dtype.bits for t in graph.tensors.values())
+
+
+def fit_warnings(graph, device):
+    """One line per resource the design needs more of than ``device`` has."""
+    have = CAPACITY.get(device)
+    if have is None:
+        return []
+    need = {"DSP": multipliers(graph), "BRAM bits": buffer_bits(graph)}
+    return [f"{graph.name} {graph.params} needs about {need[k]:,} {k} but {device} has "
+            f"{have[k]:,}: it will not fit; make the sizes or the grid smaller"
+            for k in need if need[k] > have[k]]
