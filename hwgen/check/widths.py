@@ -60,10 +60,21 @@ class _Ranges:
         if isinstance(e, Slice):
             return 0, (1 << (e.stop - e.start)) - 1
         if isinstance(e, Select):
-            return union(self.expr(e.a, trips), self.expr(e.b, trips))
+            return self.select(e, trips)
         if isinstance(e, BinOp):
             return self.binop(e, trips)
         return None                 # SetSlice: the target's type
+
+    def select(self, e, trips):
+        """``c ? a : b``; exact for ``max``/``min`` (``a > b ? a : b``, ``a < b ? a : b``),
+        else the union of both sides."""
+        a, b = self.expr(e.a, trips), self.expr(e.b, trips)
+        c = e.cond
+        if a is not None and b is not None and isinstance(c, BinOp) and \
+                (c.lhs, c.rhs) == (e.a, e.b) and c.op in (">", ">=", "<", "<="):
+            pick = max if c.op in (">", ">=") else min
+            return pick(a[0], b[0]), pick(a[1], b[1])
+        return union(a, b)
 
     def binop(self, e, trips):
         if e.op in ("==", "!=", "<", "<=", ">", ">="):
@@ -189,9 +200,23 @@ def _check_constant(value, dtype, what, loc):
                          f"[{dtype.min}, {dtype.max}]; use a wider type or a smaller value", loc)
 
 
+def _check_narrowing(ranges, put, seg, dtype):
+    """A put whose value can leave the stream's type wraps on the stream: a warning, like an
+    accumulation that can overflow."""
+    r = ranges.expr(put.value, seg.trips)
+    if r is None or _fits(r, dtype):
+        return
+    if isinstance(put.value, Slice) and put.value.stop - put.value.start <= dtype.bits:
+        return                      # bits of a packed word: a reinterpretation, on purpose
+    ranges.found.append((put.loc, f"in task {ranges.inst.name}: the value put on stream "
+                         f"'{put.channel}' can reach {r[0]}..{r[1]}, beyond its {dtype.name} "
+                         f"[{dtype.min}, {dtype.max}], and wraps; declare the stream "
+                         f"Int({_bits_needed(r)}) or wider, or clamp the value (min/max)"))
+
+
 def check_widths(graph):
     """Errors for constants that cannot fit; warnings (also kept in ``graph.warnings``) for
-    accumulations that can overflow."""
+    accumulations that can overflow and puts that narrow a value into a smaller stream."""
     streams = _Streams(graph)
     for inst in graph.instances.values():
         ranges = streams.of(inst)
@@ -202,6 +227,7 @@ def check_widths(graph):
                 elif isinstance(s, Put):
                     _check_constant(s.value, graph.channels[s.channel].dtype,
                                     f"stream '{s.channel}'", s.loc)
+                    _check_narrowing(ranges, s, seg, graph.channels[s.channel].dtype)
                 elif isinstance(s, Write):
                     _check_constant(s.value, graph.tensors[s.tensor].dtype,
                                     f"tensor '{s.tensor}'", s.loc)

@@ -44,3 +44,14 @@ def test_one_warning_per_line_for_many_instances():
     assert len(record) == len(graph.warnings) == 2   # the workers' accumulator, the reducer's sum
     assert "worker[0]: 'acc'" in graph.warnings[0] and "also in 3 other instances" in \
         graph.warnings[0]
+
+
+def test_a_put_that_narrows_into_a_smaller_stream_warns_at_its_line():
+    path = program("narrow_put")
+    with pytest.warns(HwgenWarning) as record:
+        graph = load_design(path)
+    assert [w.lineno for w in record] == [_line(path, "WARN s")]
+    assert graph.warnings == [
+        "in task producer: the value put on stream 's' can reach -256..254, beyond its int8 "
+        "[-128, 127], and wraps; declare the stream Int(9) or wider, or clamp the value "
+        "(min/max)"]
