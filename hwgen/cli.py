@@ -1,5 +1,6 @@
 """hwgen's command line: check, build, sim, timing, bitstream, graph, dse, layers and demo
 (the Makefile calls these; ``cli_args`` declares their arguments)."""
+import math
 import os
 import sys
 import time
@@ -123,7 +124,26 @@ def cmd_build(args):
           f"{s['fifo_streams']} as FIFOs")
     print(f"  interval_cycles {info['interval_cycles']} per problem back to back; lanes "
           + ", ".join(f"{p['name']}={p['lanes']}" for p in info["ports"]))
+    _say_if_ports_bound(info, args.lanes == "auto")
     return 0
+
+
+def _say_if_ports_bound(info, auto_lanes):
+    """When moving a port's beats, not the array, sets the interval, say which port and why."""
+    array, interval = info["schedule"]["array_cycles"], info["interval_cycles"]
+    # A load takes one cycle a beat; a drain one more (design.json: interval_cycles).
+    cycles = {p["name"]: math.prod(p["shape"]) // p["lanes"] + (p["dir"] == "out")
+              for p in info["ports"]}
+    bound = [p for p in info["ports"] if cycles[p["name"]] == interval]
+    if interval <= array or not bound:
+        return
+    port = bound[0]
+    print(f"  note: the host ports bound the interval: the array could take a problem every "
+          f"{array} cycles, but {port['name']} moves "
+          f"{math.prod(port['shape']) // port['lanes']} beats of {port['lanes']} element(s) "
+          "per problem" + (f" (its innermost dimension, {port['shape'][-1]}, allows no other "
+                           "lane count that fits the layout)"
+                           if port["lanes"] == 1 and auto_lanes else ""))
 
 
 def cmd_check(args):

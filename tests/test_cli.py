@@ -81,3 +81,16 @@ def test_check_without_a_reference_says_what_to_write(capsys):
     assert main(["check", os.path.join(PROGRAMS, "narrow_acc.py")]) == 2
     err = capsys.readouterr().err
     assert "defines no reference(): write one that takes the input tensors" in err
+
+
+def test_build_says_when_the_host_ports_bound_the_interval(tmp_path, capsys):
+    assert main(["build", example("gemm_os"), "--params", "M=3 N=5 K=97", "--out",
+                 str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "interval_cycles 291" in out
+    assert "note: the host ports bound the interval: the array could take a problem every 97 " \
+           "cycles, but A moves 291 beats of 1 element(s) per problem (its innermost " \
+           "dimension, 97, allows no other lane count" in out
+    assert main(["build", example("gemm_os"), "--params", "M=2 N=2 K=8", "--out",
+                 str(tmp_path)]) == 0
+    assert "note:" not in capsys.readouterr().out

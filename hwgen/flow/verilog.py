@@ -6,6 +6,7 @@ from amaranth.back import verilog
 
 from ..rtl.top import Top, fifo_instance
 from ..schedule import plan
+from ..schedule.plan import array_starts
 
 
 def manifest(top, verilog_files):
@@ -24,6 +25,7 @@ def manifest(top, verilog_files):
             "expected_cycles": top.expected_cycles,
             "interval_cycles": top.interval_cycles,
             "schedule": {"groups": len(top.schedule.groups),
+                         "array_cycles": array_starts(top.schedule),
                          "register_streams": sum(len(g.links) for g in top.schedule.groups),
                          "fifo_streams": len(top.schedule.fifos)}}
 
