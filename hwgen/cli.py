@@ -148,6 +148,9 @@ def _say_if_ports_bound(info, auto_lanes):
 
 def cmd_check(args):
     from .check.reference import reference_cases
+    if args.problems < 0:
+        raise HwgenError(f"--problems must be 0 or more (random problems besides the two "
+                         f"extremes), not {args.problems}")
     graph = _graph(args)
     reference = _reference(args)
     if reference is None:

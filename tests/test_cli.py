@@ -26,6 +26,8 @@ def test_build_writes_verilog(tmp_path, capsys):
     (["timing", example("gemm_os"), "--device", "xc7"], "unknown DEVICE"),
     (["bitstream", example("gemm_os"), "--board", "arty"], "unknown BOARD"),
     (["sim", example("gemm_os"), "--params", "M=2 N=2 K=2", "--sim", "vcs"], "unknown simulator"),
+    (["check", example("gemm_os"), "--problems", "-1"], "--problems must be 0 or more"),
+    (["build", example("gemm_os"), "--device", "xc7"], "unknown DEVICE"),
 ])
 def test_bad_input_is_a_clear_error(tmp_path, capsys, argv, words):
     assert main(argv + ["--out", str(tmp_path)]) == 2
