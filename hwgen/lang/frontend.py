@@ -10,8 +10,9 @@ import inspect
 import itertools
 import sys
 import textwrap
+import warnings
 
-from ..errors import HwgenError
+from ..errors import HwgenError, HwgenWarning
 from ..ir.graph import Graph, Tensor
 from ..ir.types import IntType, StreamType, TensorType
 from .body import TaskLowerer
@@ -131,8 +132,10 @@ class _RegionParser:
             if t.direction is None:
                 raise HwgenError(f"tensor '{t.name}' is never read or written by any task; "
                                  "remove it or use it", t.loc)
-        return infer_layouts(Graph(self.region.name, dict(params), tensors, channels, instances,
-                                   loc=self.loc(self.node)))
+        graph = Graph(self.region.name, dict(params), tensors, channels, instances,
+                      loc=self.loc(self.node))
+        _warn_unused_streams(graph, streams)
+        return infer_layouts(graph)
 
     def tensor(self, arg):
         """The tensor of region parameter ``arg`` (direction still unknown), its annotated type
@@ -214,3 +217,15 @@ class _RegionParser:
                     self.error(f"mapping must list 1 to 3 positive grid sizes, got {list(grid)}",
                                deco)
         return grid
+
+
+def _warn_unused_streams(graph, streams):
+    """A declared single stream no task puts to or gets from is a warning at its declaration
+    (it builds nothing; an unused tensor, part of the host interface, is an error). Stream
+    arrays are left alone: at degenerate sizes (a grid of one) they rightly carry nothing."""
+    for name, (stype, loc) in streams.items():
+        if not stype.shape and name not in graph.channels:
+            message = f"stream '{name}' is declared but no task puts to or gets from it; " \
+                      "remove it"
+            graph.warnings.append(message)
+            warnings.warn_explicit(message, HwgenWarning, loc[0], loc[1])

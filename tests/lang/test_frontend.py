@@ -43,3 +43,17 @@ def test_typed_locals_and_gets():
     assert consumer.vars["total"].name == "int32"
     update = consumer.segments[0].body[1]
     assert isinstance(update, Assign) and isinstance(update.value.rhs, Get)
+
+
+def test_an_unused_stream_is_a_warning_at_its_declaration():
+    import pytest
+
+    from hwgen import HwgenWarning
+    from tests.conftest import program
+    path = program("unused_stream")
+    with pytest.warns(HwgenWarning) as record:
+        graph = load_design(path)
+    line = next(n for n, text in enumerate(open(path), 1) if "WARN spare" in text)
+    assert [(w.lineno, str(w.message)) for w in record] == [
+        (line, "stream 'spare' is declared but no task puts to or gets from it; remove it")]
+    assert graph.warnings == [str(record[0].message)]
