@@ -54,26 +54,27 @@ def _lanes(args):
         raise HwgenError(f"--lanes must be 'auto' or an integer, got {text!r}") from None
 
 
-def _graph(args):
+def _design(args):
+    """``(graph, reference)``: the design's checked task graph and its numpy reference (None
+    when the file defines none; for a ``dse:`` point, the tensor expression itself), each
+    loaded or explored once."""
     if args.design.startswith("dse:"):
-        from .dataflow.generate import generate
+        from .dataflow.generate import generate, reference
         if args.params:
             raise HwgenError("a dse: design takes its sizes from --sizes (make ... SIZES=...), "
                              "not --params")
-        return generate(_exploration(args).find(args.design[4:]).design)
-    from .pipeline import load_design, parse_params
-    return load_design(args.design, parse_params(args.params))
-
-
-def _reference(args):
-    """The design's numpy reference, or None: ``reference()`` in the design file; for a
-    ``dse:`` point, the tensor expression itself."""
-    if args.design.startswith("dse:"):
-        from .dataflow.generate import reference
         result = _exploration(args)
-        return lambda **inputs: reference(result.expr, result.sizes, inputs)
-    from .pipeline import load_module
-    return getattr(load_module(args.design), "reference", None)
+        return (generate(result.find(args.design[4:]).design),
+                lambda **inputs: reference(result.expr, result.sizes, inputs))
+    from .pipeline import load_design, load_module, parse_params
+    params = parse_params(args.params)
+    module = load_module(args.design)
+    return (load_design(args.design, params, module=module),
+            getattr(module, "reference", None))
+
+
+def _graph(args):
+    return _design(args)[0]
 
 
 def _check_reference(graph, reference, cases, what):
@@ -151,8 +152,7 @@ def cmd_check(args):
     if args.problems < 0:
         raise HwgenError(f"--problems must be 0 or more (random problems besides the two "
                          f"extremes), not {args.problems}")
-    graph = _graph(args)
-    reference = _reference(args)
+    graph, reference = _design(args)
     if reference is None:
         raise HwgenError(f"{args.design} defines no reference(): write one that takes the input "
                          f"tensors as numpy arrays ({', '.join(t.name for t in graph.inputs)}) "
@@ -169,8 +169,7 @@ def cmd_sim(args):
     if args.sim not in SIMULATORS:
         raise HwgenError(f"unknown simulator {args.sim!r}; use one of {', '.join(SIMULATORS)}")
     steps = _Steps(2)
-    graph = _graph(args)
-    reference = _reference(args)
+    graph, reference = _design(args)
     if reference is None:
         print("golden model: the interpreter (the design defines no reference() to check it "
               "against)")

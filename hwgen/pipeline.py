@@ -49,9 +49,10 @@ def _user_error(exc, path):
     return HwgenError(f"{type(exc).__name__}: {exc}{hint}", loc)
 
 
-def load_design(path, params=None):
-    """The checked task graph of the design in ``path`` at ``params`` (missing ones default)."""
-    module = load_module(path)
+def load_design(path, params=None, module=None):
+    """The checked task graph of the design in ``path`` at ``params`` (missing ones default);
+    ``module``: the file already loaded by ``load_module``, so that it runs only once."""
+    module = module or load_module(path)
     build = getattr(module, "build", None)
     if build is None:
         raise HwgenError(f"{path} must define build(**params) returning a @hwgen.region")

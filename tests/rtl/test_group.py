@@ -83,3 +83,10 @@ def test_gemm_group_computes_every_output_bank(params):
     assert writes == want
     # The finish pulse comes once, compute_cycles after the start pulse.
     assert finished == [compute - 1]
+
+
+def test_a_group_of_another_plan_is_rejected():
+    _, p, _ = _group(example("gemm_os"), {"M": 1, "N": 2, "K": 3})
+    other = plan(load_design(program("fifo_skew"), {"N": 4}))
+    with pytest.raises(ValueError, match="group 'g1' is not one of the plan's groups"):
+        Group(p, other.schedule.groups[1])

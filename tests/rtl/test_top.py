@@ -1,4 +1,6 @@
-"""The whole generated top in Amaranth's simulator, against the functional interpreter."""
+# amaranth: UnusedElaboratable=no
+"""The whole generated top in Amaranth's simulator, against the functional interpreter. (The
+first line: a top its constructor rejects is never elaborated, on purpose.)"""
 import numpy as np
 import pytest
 
@@ -87,3 +89,9 @@ def test_a_stuck_run_names_ports_and_fifo_streams():
     with pytest.raises(HwgenError, match=r"stopped after 10 cycles.*y \(0/3 beats\).*streams: "
                        r"partial\[0\] empty \(0/4\), partial\[1\] empty \(0/4\)"):
         run_top(Top(plan(graph)), problems(graph, 1), budget=10)
+
+
+def test_top_takes_a_plan_and_says_so():
+    graph = load_design(example("gemm_os"), {"M": 2, "N": 2, "K": 2})
+    with pytest.raises(TypeError, match=r"Top takes a hwgen.schedule.plan\(graph\), not "):
+        Top(graph)
