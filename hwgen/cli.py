@@ -131,20 +131,20 @@ def cmd_build(args):
 
 def _say_if_ports_bound(info, auto_lanes):
     """When moving a port's beats, not the array, sets the interval, say which port and why."""
+    from .host import beats
     array, interval = info["schedule"]["array_cycles"], info["interval_cycles"]
     # A load takes one cycle a beat; a drain one more (design.json: interval_cycles).
-    cycles = {p["name"]: math.prod(p["shape"]) // p["lanes"] + (p["dir"] == "out")
-              for p in info["ports"]}
-    bound = [p for p in info["ports"] if cycles[p["name"]] == interval]
+    count = {p["name"]: beats(p["shape"], p["lanes"], p.get("row_pad", 0))
+             for p in info["ports"]}
+    bound = [p for p in info["ports"] if count[p["name"]] + (p["dir"] == "out") == interval]
     if interval <= array or not bound:
         return
     port = bound[0]
     print(f"  note: the host ports bound the interval: the array could take a problem every "
-          f"{array} cycles, but {port['name']} moves "
-          f"{math.prod(port['shape']) // port['lanes']} beats of {port['lanes']} element(s) "
-          "per problem" + (f" (its innermost dimension, {port['shape'][-1]}, allows no other "
-                           "lane count that fits the layout)"
-                           if port["lanes"] == 1 and auto_lanes else ""))
+          f"{array} cycles, but {port['name']} moves {count[port['name']]} beats of "
+          f"{port['lanes']} element(s) per problem"
+          + (" (the most lanes that fit its layout)" if auto_lanes else
+             "; --lanes auto chooses enough lanes where the layout allows"))
 
 
 def cmd_check(args):

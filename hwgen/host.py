@@ -1,8 +1,9 @@
 """The host side of the stream contract, once, for every simulator and driver.
 
 A tensor travels in row-major order, ``lanes`` elements per beat packed little-endian
-(element 0 in the low bits), two's complement. `pack` and `unpack` convert between elements
-and beats. `Source` and `Sink` decide, cycle by cycle, what a host drives on one stream port:
+(element 0 in the low bits), two's complement; an input whose rows (innermost dimension) ``lanes``
+does not divide ends every row with ``row_pad`` padding elements (design.json), so that rows
+fill whole beats. `pack` and `unpack` convert between elements and beats, `beats` counts them. `Source` and `Sink` decide, cycle by cycle, what a host drives on one stream port:
 a simulator testbench (Amaranth or cocotb) calls ``step()`` before a clock edge, drives what it
 returns, samples the other side's handshake and reports it with ``edge()``::
 
@@ -21,7 +22,7 @@ import numpy as np
 
 from .errors import HwgenError
 
-__all__ = ["element_type", "pack", "unpack", "Source", "Sink", "fifo_state"]
+__all__ = ["element_type", "beats", "pack", "unpack", "Source", "Sink", "fifo_state"]
 
 
 def element_type(dtype):
@@ -54,7 +55,15 @@ def _check_lanes(lanes):
     return int(lanes)
 
 
-def pack(values, dtype, lanes):
+def beats(shape, lanes, row_pad=0):
+    """Beats that carry one tensor of ``shape`` (a port of design.json: its ``shape``,
+    ``lanes`` and ``row_pad``, 0 when absent)."""
+    n = int(np.prod(shape))
+    rows = n // shape[-1] if len(shape) else 1
+    return (n + rows * row_pad) // _check_lanes(lanes)
+
+
+def pack(values, dtype, lanes, row_pad=0):
     """Pack elements into beats, ``lanes`` per beat, element 0 in the low bits.
 
     Parameters
@@ -64,7 +73,9 @@ def pack(values, dtype, lanes):
     dtype : str or IntType
         The element type, see `element_type`.
     lanes : int
-        Elements per beat; must divide the number of elements.
+        Elements per beat; must divide the number of elements (with padding).
+    row_pad : int
+        Zeros appended to each row (last axis of ``values``) before packing.
 
     Returns
     -------
@@ -78,7 +89,10 @@ def pack(values, dtype, lanes):
     """
     bits, signed = element_type(dtype)
     lanes = _check_lanes(lanes)
-    flat = np.asarray(values).reshape(-1)
+    flat = np.asarray(values)
+    if row_pad:
+        flat = np.pad(flat.reshape(-1, flat.shape[-1] if flat.ndim else 1), ((0, 0), (0, row_pad)))
+    flat = flat.reshape(-1)
     if len(flat) % lanes:
         raise HwgenError(f"{lanes} lanes must divide the {len(flat)} elements to pack")
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)

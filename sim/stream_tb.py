@@ -26,7 +26,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 
-from hwgen.host import Sink, Source, fifo_state, pack, unpack
+from hwgen.host import Sink, Source, beats, fifo_state, pack, unpack
 
 PERIOD_NS = 10
 DESIGN_DIR = os.environ.get("HWGEN_DESIGN_DIR", ".")
@@ -52,12 +52,13 @@ class _Port:
         self.payload = getattr(dut, spec["payload"])
         self.valid = getattr(dut, spec["valid"])
         self.ready = getattr(dut, spec["ready"])
-        self.per_problem = int(np.prod(spec["shape"])) // spec["lanes"]
+        pad = spec.get("row_pad", 0)
+        self.per_problem = beats(spec["shape"], spec["lanes"], pad)
         if spec["dir"] == "in":
-            beats = [b for p in range(problems)
-                     for b in pack(vectors[f"in_{spec['name']}_{p}"], spec["dtype"],
-                                   spec["lanes"])]
-            self.host = Source(beats, gap, seed)
+            payloads = [b for p in range(problems)
+                        for b in pack(np.reshape(vectors[f"in_{spec['name']}_{p}"], spec["shape"]),
+                                      spec["dtype"], spec["lanes"], pad)]
+            self.host = Source(payloads, gap, seed)
         else:
             self.host = Sink(self.per_problem * problems, gap, seed)
 

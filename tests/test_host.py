@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from hwgen import HwgenError
-from hwgen.host import Sink, Source, element_type, pack, unpack
+from hwgen.host import Sink, Source, beats, element_type, pack, unpack
 from hwgen.ir.types import int8, int32, uint8
 
 
@@ -25,6 +25,8 @@ def test_layout_is_little_endian_twos_complement():
     assert pack([1, -1], "int8", 2) == [0xFF01]
     assert pack([-128, 127, 0, -2], int8, 4) == [0xFE007F80]
     assert pack([255, 0], "uint8", 1) == [255, 0]
+    assert pack([[1, 2, 3], [4, 5, 6]], "uint8", 2, row_pad=1) == [0x0201, 0x03, 0x0504, 0x06]
+    assert beats([2, 3], 2, row_pad=1) == 4 and beats([2, 3], 3) == 2 and beats([], 1) == 1
     assert list(unpack([0xFF01], "int8", 2)) == [1, -1]
     assert list(unpack([0xFF01], "uint8", 2)) == [1, 255]
     assert list(unpack([0x1_8000_0000], "int32", 1)) == [-(1 << 31)]     # high bits ignored

@@ -156,6 +156,7 @@ def cost(design):
     bankings = {t.name: banking(t, grid) for t in tensors}
     lanes = {t.name: host_timing.auto_lanes(t, bankings[t.name], compute, spacing)
              for t in tensors}
+    bankings = {t.name: host_timing.padded(t, bankings[t.name], lanes[t.name]) for t in tensors}
     interval, slots = host_timing.host_timing(tensors, bankings, lanes, compute, spacing)
     latency = host_timing.latency(tensors, lanes, compute)
 

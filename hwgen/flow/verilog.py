@@ -6,6 +6,7 @@ from amaranth.back import verilog
 
 from ..rtl.top import Top, fifo_instance
 from ..schedule import plan
+from ..schedule.host_timing import row_pad
 from ..schedule.plan import array_starts
 
 
@@ -15,6 +16,7 @@ def manifest(top, verilog_files):
     for t in graph.tensors.values():
         ports.append({"name": t.name, "dir": t.direction, "dtype": t.dtype.name,
                       "shape": list(t.shape), "lanes": top.lanes[t.name],
+                      "row_pad": row_pad(t, top.lanes[t.name]),
                       "payload": f"{t.name}__payload", "valid": f"{t.name}__valid",
                       "ready": f"{t.name}__ready"})
     return {"top": graph.name, "verilog": list(verilog_files), "clock": "clk", "reset": "rst",

@@ -25,6 +25,8 @@ class InputBuffer(wiring.Component):
     ----------
     tensor : ir.Tensor
     banking : ir.layout.Banking
+        With rows padded to whole beats (``schedule.host_timing.padded``): the padding is stored
+        and never read.
     readers : list of int
         The bank each read port ``rd<k>`` reads.
     lanes : int
@@ -50,6 +52,9 @@ class InputBuffer(wiring.Component):
         self._tensor, self._banking, self._readers = tensor, banking, tuple(readers)
         self._lanes, self._slots = lanes, slots
         self._f, self._g = lane_split(banking, tensor.shape, lanes)
+        if banking.extent[-1] % self._f:
+            raise ValueError(f"lanes={lanes} needs the banking of '{tensor.name}' with rows padded "
+                             "to whole beats (schedule.host_timing.padded)")
         shape = shape_of(tensor.dtype)
         members = {"host": In(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
                    "loaded": Out(1), "start": In(1), "consume": In(1)}

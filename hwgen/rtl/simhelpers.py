@@ -9,6 +9,7 @@ from amaranth.sim import Simulator
 
 from ..errors import HwgenError
 from ..host import Sink, Source, fifo_state, pack, unpack
+from ..schedule.host_timing import beats, row_pad
 
 
 def stream_states(graph, levels):
@@ -24,11 +25,12 @@ def _hosts(top, problems, in_gap, out_gap, seed):
     rng = random.Random(seed)
     hosts = {}
     for t in top.graph.inputs:
-        beats = [b for inputs in problems
-                 for b in pack(inputs[t.name], t.dtype, top.lanes[t.name])]
-        hosts[t.name] = Source(beats, in_gap, rng.random())
+        payloads = [b for inputs in problems
+                    for b in pack(np.reshape(inputs[t.name], t.shape), t.dtype,
+                                  top.lanes[t.name], row_pad(t, top.lanes[t.name]))]
+        hosts[t.name] = Source(payloads, in_gap, rng.random())
     for t in top.graph.outputs:
-        total = int(np.prod(t.shape)) // top.lanes[t.name] * len(problems)
+        total = beats(t, top.lanes[t.name]) * len(problems)
         hosts[t.name] = Sink(total, out_gap, rng.random())
     return hosts
 
@@ -107,7 +109,7 @@ def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
     clock, levels, first, last = {"n": 0}, {}, {}, {}
 
     def stamper(t, marks, keep_first):
-        per = int(np.prod(t.shape)) // top.lanes[t.name]
+        per = beats(t, top.lanes[t.name])
 
         def on_beat(k):
             if keep_first:

@@ -6,6 +6,7 @@ one problem.
 same functions, so the cost model's cycle counts are the hardware's by construction.
 """
 import math
+from dataclasses import replace
 
 from ..errors import HwgenError
 
@@ -29,6 +30,26 @@ def numel(tensor):
     return math.prod(tensor.shape)
 
 
+def row_pad(tensor, lanes):
+    """Elements of padding the host sends after each row (innermost dimension) of an input so
+    that every row fills whole beats: 0 when ``lanes`` divides the row, and for outputs."""
+    return -tensor.shape[-1] % lanes if tensor.direction == "in" else 0
+
+
+def beats(tensor, lanes):
+    """Beats that move one problem's ``tensor`` at ``lanes`` elements per beat."""
+    rows = numel(tensor) // tensor.shape[-1]
+    return (numel(tensor) + rows * row_pad(tensor, lanes)) // lanes
+
+
+def padded(tensor, banking, lanes):
+    """``banking`` with each row of the innermost dimension extended by its padding, the way an
+    input buffer stores it (padding elements are written, never read)."""
+    pad = row_pad(tensor, lanes)
+    return replace(banking, extent=banking.extent[:-1] + (banking.extent[-1] + pad,)) \
+        if pad else banking
+
+
 def chained(banking):
     """One element per bank: output banks are registers drained through a shift chain."""
     return banking.depth == 1
@@ -38,8 +59,16 @@ def lane_split(banking, shape, lanes):
     """``(F, G)``: elements per bank and banks per beat for ``lanes`` elements per beat, or a
     HwgenError saying which lane counts fit this tensor's layout."""
     last, ext = shape[-1], banking.extent[-1]
-    if lanes < 1 or last % lanes:
-        raise HwgenError(f"lanes={lanes} must divide the innermost dimension ({last})")
+    if lanes < 1:
+        raise HwgenError(f"lanes={lanes} must be at least 1 and divide the innermost "
+                         f"dimension ({last})")
+    if last % lanes:
+        # Rows end in a padded beat: possible when each bank holds whole rows, in sub-banks.
+        if banking.shards[-1] != 1 or lanes & (lanes - 1):
+            raise HwgenError(f"lanes={lanes} must divide the innermost dimension ({last}), "
+                             + ("which is sharded" if banking.shards[-1] != 1 else
+                                "or be a power of two (rows then end in a padded beat)"))
+        ext = -(-ext // lanes) * lanes
     if ext % lanes == 0:
         f = lanes
     elif lanes % ext == 0:
@@ -66,33 +95,38 @@ def check_lanes(tensor, banking, lanes):
 
 
 def auto_lanes(tensor, banking, compute, spacing):
-    """The fewest lanes (a divisor of the innermost dimension that fits the layout) that move
-    the tensor in ``spacing`` cycles, the time the array spends per problem; the most that fit
-    otherwise. ``compute`` is the cycles of one problem in the array."""
+    """The fewest lanes that fit the layout and move the tensor in ``spacing`` cycles, the time
+    the array spends per problem; the fewest beats otherwise. ``compute`` is the cycles of one
+    problem in the array. Divisors of the innermost dimension come first; an input whose rows
+    no divisor moves in time gets a power of two with padded rows (``row_pad``)."""
     target = spacing
     if tensor.direction == "out":
         target -= 1             # a drain needs one cycle more than its beats
         if chained(banking):
             target = min(target, 2 * (target + 1) - compute - 2)
-    need = -(-numel(tensor) // max(1, target))
+    last = tensor.shape[-1]
+    candidates = [n for n in range(1, last + 1) if last % n == 0]
+    if tensor.direction == "in":
+        candidates += [1 << b for b in range(1, range_bits(last) + 1) if last % (1 << b)]
     fitting = []
-    for lanes in range(1, tensor.shape[-1] + 1):
-        if tensor.shape[-1] % lanes == 0:
-            try:
-                fitting.append(check_lanes(tensor, banking, lanes))
-            except HwgenError:
-                pass
-    enough = [n for n in fitting if n >= need]
-    return min(enough) if enough else max(fitting)
+    for lanes in candidates:
+        try:
+            fitting.append(check_lanes(tensor, banking, lanes))
+        except HwgenError:
+            pass
+    enough = [n for n in fitting if beats(tensor, n) <= max(1, target)]
+    exact = [n for n in enough if not row_pad(tensor, n)]
+    if exact or enough:
+        return min(exact or enough)
+    return min(fitting, key=lambda n: (beats(tensor, n), row_pad(tensor, n) > 0, n))
 
 
 def host_timing(tensors, bankings, lanes, compute, starts):
     """``(interval, slots)``: steady-state cycles per problem back to back, and how many
     problems each buffer holds so that loading and draining never hold that up. ``starts`` is
     the fewest cycles between two problem starts in the array."""
-    beats = {t.name: numel(t) // lanes[t.name] for t in tensors}
-    n_in = max(beats[t.name] for t in tensors if t.direction == "in")
-    n_out = max(beats[t.name] for t in tensors if t.direction == "out")
+    n_in = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "in")
+    n_out = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "out")
     outputs = [t for t in tensors if t.direction == "out"]
     interval = max(starts, n_in, n_out + 1)
     if any(chained(bankings[t.name]) for t in outputs):
@@ -112,6 +146,6 @@ def host_timing(tensors, bankings, lanes, compute, starts):
 def latency(tensors, lanes, compute):
     """Cycles of one problem that finds the accelerator idle, first input beat to last output
     beat, when the host never stalls: load, compute, commit, drain."""
-    n_in = max(numel(t) // lanes[t.name] for t in tensors if t.direction == "in")
-    n_out = max(numel(t) // lanes[t.name] for t in tensors if t.direction == "out")
+    n_in = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "in")
+    n_out = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "out")
     return n_in + compute + DRAIN_LATENCY + n_out

@@ -18,7 +18,8 @@ class Plan:
     graph : ir.Graph
     schedule : groups.Schedule
     bankings : dict
-        Tensor name -> ``ir.layout.Banking``.
+        Tensor name -> ``ir.layout.Banking``, with rows padded as the host sends them
+        (``host_timing.padded``).
     lanes : dict
         Tensor name -> elements per host beat.
     ports : dict
@@ -83,6 +84,7 @@ def plan(graph, lanes=None):
         chosen[t.name] = host_timing.check_lanes(t, bankings[t.name], want) if want is not None \
             else host_timing.auto_lanes(t, bankings[t.name], compute, starts)
     tensors = list(graph.tensors.values())
+    bankings = {t.name: host_timing.padded(t, bankings[t.name], chosen[t.name]) for t in tensors}
     interval, slots = host_timing.host_timing(tensors, bankings, chosen, compute, starts)
     ports = {g.name: plan_ports(graph, sched, g, bankings) for g in sched.groups}
     return Plan(graph, sched, bankings, ports, chosen, slots, interval,

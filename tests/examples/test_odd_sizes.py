@@ -14,6 +14,7 @@ CASES = [
     ("systolic_1d", {"T": 2, "N": 97}),
     ("gemm_ws", {"M": 1, "N": 3, "K": 5}), ("gemm_ws", {"M": 9, "N": 1, "K": 1}),
     ("gemm_ws", {"M": 3, "N": 5, "K": 3}),
+    ("gemm_os", {"M": 3, "N": 5, "K": 97}), ("gemm_os", {"M": 1, "N": 1, "K": 1}),
     ("gemm_tiled", {"P": 1, "Q": 3, "TM": 3, "TN": 1, "K": 1}),
     ("gemm_tiled", {"P": 3, "Q": 5, "TM": 1, "TN": 2, "K": 7}),
     ("gemm_daisy_chain", {"M": 1, "N": 1, "K": 1}), ("gemm_daisy_chain", {"M": 3, "N": 5, "K": 97}),

@@ -14,7 +14,7 @@ def test_design_json_follows_the_contract(tmp_path):
     assert info["params"] == {"M": 2, "N": 3, "K": 4}
     ports = {p["name"]: p for p in info["ports"]}
     assert ports["A"] == {"name": "A", "dir": "in", "dtype": "int8", "shape": [2, 4], "lanes": 1,
-                          "payload": "A__payload", "valid": "A__valid", "ready": "A__ready"}
+                          "row_pad": 0, "payload": "A__payload", "valid": "A__valid", "ready": "A__ready"}
     assert ports["C"]["dir"] == "out" and ports["C"]["dtype"] == "int32"
     assert isinstance(info["expected_cycles"], int) and info["expected_cycles"] > 0
     assert 0 < info["interval_cycles"] <= info["expected_cycles"]
@@ -38,3 +38,10 @@ def test_auto_lanes_are_in_the_manifest(tmp_path):
     assert lanes == {"A": 4, "B": 4, "C": 1}
     text = (tmp_path / "gemm_os.v").read_text()
     assert "input [31:0] A__payload" in text and "output [31:0] C__payload" in text
+
+
+def test_padded_rows_are_in_the_manifest(tmp_path):
+    graph = load_design(example("gemm_os"), {"M": 3, "N": 5, "K": 97})
+    ports = {p["name"]: p for p in verilog.write(graph, tmp_path)["ports"]}
+    assert (ports["A"]["lanes"], ports["A"]["row_pad"]) == (4, 3)     # 97 + 3 = 25 beats of 4
+    assert ports["B"]["row_pad"] == ports["C"]["row_pad"] == 0

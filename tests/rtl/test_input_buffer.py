@@ -11,6 +11,7 @@ from hwgen.ir.layout import banking
 from hwgen.ir.types import R, S, int8
 from hwgen.rtl.input_buffer import InputBuffer
 from hwgen.rtl.simhelpers import send
+from hwgen.schedule.host_timing import padded, row_pad
 from tests.rtl.buffers import run
 
 
@@ -37,6 +38,8 @@ def test_lanes_that_split_a_bank_unevenly_are_rejected(lanes):
 
 def test_bad_readers_and_slots_are_rejected():
     t = Tensor("A", int8[4, 6] @ [S(0), R])
+    with pytest.raises(ValueError, match="rows padded to whole beats"):
+        InputBuffer(t, banking(t, (2,)), readers=[0], lanes=4)
     with pytest.raises(ValueError, match="bank 2.*2 banks"):
         InputBuffer(t, banking(t, (2,)), readers=[0, 2])
     with pytest.raises(ValueError, match="slots"):
@@ -44,17 +47,19 @@ def test_bad_readers_and_slots_are_rejected():
 
 
 @pytest.mark.parametrize("layout,grid,lanes", [
-    ([S(0), R], (2,), 1), ([S(0), R], (2,), 2), ([R, S(1)], (1, 3), 6), ([R, S(1)], (1, 3), 2)])
+    ([S(0), R], (2,), 1), ([S(0), R], (2,), 2), ([R, S(1)], (1, 3), 6), ([R, S(1)], (1, 3), 2),
+    ([S(0), R], (2,), 4), ([R, R], (), 8)])     # the last two: rows of 6 padded to 8
 def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes):
     t = Tensor("A", int8[4, 6] @ layout)
-    b = banking(t, grid)
+    b = padded(t, banking(t, grid), lanes)
+    pad = row_pad(t, lanes)
     dut = InputBuffer(t, b, readers=list(range(b.banks)), lanes=lanes)
     first = np.arange(24).reshape(4, 6) - 12
     second = 100 - np.arange(24).reshape(4, 6)
     seen = []
 
     async def tb(ctx):
-        await send(ctx, dut.host, Source(pack(first, int8, lanes)))
+        await send(ctx, dut.host, Source(pack(first, int8, lanes, pad)))
         await ctx.tick()
         assert ctx.get(dut.loaded)
         ctx.set(dut.start, 1)       # the first problem starts on slot 0
@@ -62,7 +67,7 @@ def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes):
         ctx.set(dut.start, 0)
         assert not ctx.get(dut.loaded)
         # The other slot takes the next problem while this one is in use ...
-        await send(ctx, dut.host, Source(pack(second, int8, lanes)))
+        await send(ctx, dut.host, Source(pack(second, int8, lanes, pad)))
         await ctx.tick()
         # ... and then the host must wait for a consume.
         assert ctx.get(dut.loaded) and not ctx.get(dut.host.ready)

@@ -76,7 +76,7 @@ def test_explicit_lanes(lanes):
         assert np.array_equal(outs[p]["C"], run(graph, ins)["C"])
 
 
-@pytest.mark.parametrize("lanes,words", [(3, "must divide"), (0, "must divide")])
+@pytest.mark.parametrize("lanes,words", [(3, "must divide"), (0, "at least 1")])
 def test_bad_lanes_are_clear_errors(lanes, words):
     from hwgen import HwgenError
     with pytest.raises(HwgenError, match=words):

@@ -23,10 +23,32 @@ def test_lane_split_by_layout():
     assert host.lane_split(b, t.shape, 4) == (4, 1)     # 4 elements into one bank per beat
     t, b = _tensor("B", int8[4, 8] @ [R, S(1)], (1, 4))
     assert host.lane_split(b, t.shape, 8) == (2, 4)     # 2 per bank, 4 banks per beat
-    with pytest.raises(HwgenError, match="must divide"):
+    with pytest.raises(HwgenError, match="must divide the innermost dimension .8., which is "
+                                         "sharded"):
         host.lane_split(b, t.shape, 3)
-    with pytest.raises(HwgenError, match="must divide"):
+    with pytest.raises(HwgenError, match="must be at least 1"):
         host.lane_split(b, t.shape, 0)
+
+
+def test_rows_that_lanes_do_not_divide_end_in_a_padded_beat():
+    t, b = _tensor("A", int8[3, 97] @ [S(0), R], (3, 5))
+    assert host.lane_split(b, t.shape, 4) == (4, 1)
+    assert host.row_pad(t, 4) == 3 and host.row_pad(t, 1) == 0
+    assert host.beats(t, 4) == 3 * 25 and host.beats(t, 1) == 291
+    assert host.padded(t, b, 4).extent == (1, 100) and host.padded(t, b, 1) == b
+    with pytest.raises(HwgenError, match="or be a power of two"):
+        host.lane_split(b, t.shape, 3)
+    c, bc = _tensor("C", int32[3, 97] @ [S(0), R], (3,), "out")
+    assert host.row_pad(c, 4) == 0      # outputs are never padded: lanes divide their size
+
+
+def test_auto_lanes_pad_rows_only_when_no_divisor_keeps_up():
+    t, b = _tensor("A", int8[8, 97] @ [S(0), R], (8, 8))
+    assert host.auto_lanes(t, b, compute=100, spacing=97) == 16     # 8 rows x 7 beats
+    assert host.auto_lanes(t, b, compute=800, spacing=776) == 1     # exact lanes keep up
+    assert host.auto_lanes(t, b, compute=10, spacing=8) == 128      # the fewest beats
+    t, b = _tensor("B", int8[97, 8] @ [R, S(1)], (8, 8))
+    assert host.auto_lanes(t, b, compute=100, spacing=97) == 8      # divisors are preferred
 
 
 def test_output_lanes():
@@ -54,3 +76,11 @@ def test_interval_and_latency():
     interval, slots = host.host_timing([a, c], {"A": ba, "C": bc}, lanes, compute=12, starts=8)
     assert interval == 17 and slots == 2          # 16 output beats + 1
     assert host.latency([a, c], lanes, 12) == 16 + 12 + host.DRAIN_LATENCY + 16
+
+
+def test_padded_beats_count_in_interval_and_latency():
+    a, ba = _tensor("A", int8[2, 5] @ [S(0), R], (2,))
+    c, bc = _tensor("C", int32[2] @ [S(0)], (2,), "out")
+    lanes = {"A": 4, "C": 1}                      # 2 rows of 2 beats, the second padded
+    assert host.host_timing([a, c], {"A": ba, "C": bc}, lanes, compute=3, starts=2)[0] == 4
+    assert host.latency([a, c], lanes, 3) == 4 + 3 + host.DRAIN_LATENCY + 2

@@ -28,8 +28,17 @@ def test_lanes_by_name_and_bad_lanes():
     graph = load_design(example("gemm_os"), {"M": 2, "N": 4, "K": 8})
     assert plan(graph, lanes={"A": 2}).lanes["A"] == 2
     assert set(plan(graph, lanes=1).lanes.values()) == {1}
-    with pytest.raises(HwgenError, match="tensor 'A': lanes=3 must divide"):
+    with pytest.raises(HwgenError, match="tensor 'A': lanes=3 must divide the innermost "
+                                         "dimension .8., or be a power of two"):
         plan(graph, lanes={"A": 3})
+
+
+def test_a_prime_inner_dimension_does_not_bound_the_interval():
+    graph = load_design(example("gemm_os"), {"M": 8, "N": 8, "K": 97})
+    p = plan(graph)
+    assert p.interval_cycles <= 1.1 * 97
+    assert p.lanes["A"] == 16 and p.bankings["A"].extent == (1, 112)   # rows of 7 beats
+    assert plan(graph, lanes=1).interval_cycles == 8 * 97
 
 
 def test_tensor_grids():
