@@ -115,9 +115,9 @@ def cmd_build(args):
     out = _out_dir(args)
     graph = _graph(args)
     _warn_if_too_big(graph, args.device)
-    print(f"elaborating {graph.name} ({len(graph.instances)} task instances) and writing "
-          "Verilog", flush=True)
-    info = verilog.write(graph, out, lanes=_lanes(args))
+    steps = _Steps(3)
+    info = verilog.write(graph, out, lanes=_lanes(args), step=steps)
+    steps("done")
     s = info["schedule"]
     print(f"wrote {os.path.join(out, info['verilog'][0])} and {os.path.join(out, 'design.json')}")
     print(f"  {info['top']} {info['params']}: expected_cycles {info['expected_cycles']}, "
@@ -166,9 +166,9 @@ def cmd_check(args):
 
 def cmd_sim(args):
     from .flow.simulate import SIMULATORS, problem_inputs, simulate, summary
-    if args.sim not in SIMULATORS:
-        raise HwgenError(f"unknown simulator {args.sim!r}; use one of {', '.join(SIMULATORS)}")
-    steps = _Steps(2)
+    if args.sim not in SIMULATORS + ("auto",):
+        raise HwgenError(f"unknown simulator {args.sim!r}; use auto, {', '.join(SIMULATORS)}")
+    steps = _Steps(4)
     graph, reference = _design(args)
     if reference is None:
         print("golden model: the interpreter (the design defines no reference() to check it "
@@ -179,12 +179,10 @@ def cmd_sim(args):
         if not _check_reference(graph, reference, cases, f"the {len(cases)} simulated "
                                 "problems, so the hardware is held to both"):
             return 1
-    steps(f"building and simulating {graph.name} {graph.params} on {args.sim} "
-          f"({args.problems} problems, random gaps and back-pressure)")
     result = simulate(graph, _out_dir(args), sim=args.sim, problems=args.problems, seed=args.seed,
-                      lanes=_lanes(args))
+                      lanes=_lanes(args), step=steps)
     steps("done")
-    for line in summary(result, args.sim):
+    for line in summary(result):
         print(line)
     ok = not result["failed"] and result["tests"] and all(r["pass"] for r in result["tests"].values())
     return 0 if ok else 1
@@ -208,8 +206,8 @@ def cmd_timing(args):
     graph = _graph(args)
     _warn_if_too_big(graph, args.device)
     out = _out_dir(args)
-    steps = _Steps(2 + len(args.seeds))
-    info = verilog.write(graph, out, lanes=_lanes(args))
+    steps = _Steps(4 + len(args.seeds))
+    info = verilog.write(graph, out, lanes=_lanes(args), step=steps)
     workdir = os.path.join(out, f"timing_{args.device}")
     os.makedirs(workdir, exist_ok=True)
     if args.device.startswith("ice40"):
@@ -220,7 +218,7 @@ def cmd_timing(args):
         for v in info["verilog"]:
             shutil.copy(os.path.join(out, v), workdir)
         files, top = info["verilog"], info["top"]
-    steps(f"wrote Verilog; synthesizing {top} for {args.device} with Yosys")
+    steps(f"synthesizing {top} for {args.device} with Yosys")
     t = timing(workdir, files, top, args.device, args.freq, args.seeds, progress=steps)
     _print_timing(t)
     print(f"report: {os.path.join(workdir, 'timing.json')}")
@@ -282,17 +280,16 @@ def cmd_layers(args):
 
 
 def cmd_demo(args):
-    from .flow import verilog
     from .flow.pnr import timing
     from .flow.simulate import simulate, summary
     import shutil
     graph = _graph(args)
     out = _out_dir(args)
     steps = _Steps(4)
-    steps(f"{graph.name} {graph.params}: generating Verilog")
-    info = verilog.write(graph, out)
-    steps(f"simulating on {args.sim} against the numpy golden model (3 problems back to back)")
-    sim = simulate(graph, out, sim=args.sim)
+    print(f"{graph.name} {graph.params}: Verilog, simulation against the numpy golden model, "
+          f"Yosys + nextpnr for {args.device}", flush=True)
+    sim = simulate(graph, out, sim=args.sim, step=steps)
+    info = sim["design"]
     steps(f"Yosys + nextpnr for {args.device}")
     workdir = os.path.join(out, f"timing_{args.device}")
     os.makedirs(workdir, exist_ok=True)
@@ -300,7 +297,7 @@ def cmd_demo(args):
         shutil.copy(os.path.join(out, v), workdir)
     t = timing(workdir, info["verilog"], info["top"], args.device, seeds=(1,))
     print()
-    for line in summary(sim, args.sim):
+    for line in summary(sim):
         print(line)
     pes = len(graph.instances)
     u = t["used"]

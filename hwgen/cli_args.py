@@ -51,7 +51,10 @@ def _add_flow_commands(sub):
                    "design cannot fit it: ecp5-85k (default) or ice40-up5k")
     p = _add_design_options(sub.add_parser(
         "sim", help="cocotb simulation against the interpreter and the design's reference()"))
-    p.add_argument("--sim", default="verilator", help="verilator (default) or icarus")
+    p.add_argument("--sim", default="auto",
+                   help="auto (default: Icarus for small designs and short runs, which it "
+                        "compiles in a second; Verilator for large ones, after a 30-50 s "
+                        "compile), verilator or icarus")
     p.add_argument("--problems", type=int, default=3, help="problems back to back (default 3)")
     p.add_argument("--seed", type=int, default=0, help="random seed for data and back-pressure")
     p = _add_design_options(sub.add_parser("timing", help="Yosys + nextpnr: Fmax and utilization"))
@@ -100,6 +103,6 @@ def parser():
     _add_inspection_commands(sub)
     p = _add_design_options(sub.add_parser(
         "demo", help="build, simulate and time one design; one summary"))
-    p.add_argument("--sim", default="verilator")
+    p.add_argument("--sim", default="auto", help="auto (default), verilator or icarus")
     p.add_argument("--device", default="ecp5-85k")
     return parser

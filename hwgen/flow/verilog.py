@@ -2,7 +2,7 @@
 import json
 import os
 
-from amaranth.back import verilog
+from amaranth.back import rtlil, verilog
 
 from ..rtl.top import Top, fifo_instance
 from ..schedule import plan
@@ -32,11 +32,25 @@ def manifest(top, verilog_files):
                          "fifo_streams": len(top.schedule.fifos)}}
 
 
-def write(graph, out_dir, lanes=None):
-    """Write ``<top>.v`` and ``design.json`` into ``out_dir``; return the manifest."""
+def convert(top, name, step=None, label=None):
+    """``amaranth.back.verilog.convert`` in its two stages, each announced by ``step(text)``
+    (minutes on large designs): Amaranth elaborates ``top`` into a netlist (RTLIL), Yosys
+    writes it as Verilog. The text is byte for byte ``verilog.convert``'s."""
+    step = step or (lambda text: None)
+    step(f"elaborating {label or name} into a netlist (Amaranth)")
+    text = rtlil.convert(top, name=name, emit_src=False)
+    step("writing Verilog (Yosys)")
+    # Amaranth 0.5's own second stage (pinned in pyproject.toml).
+    return verilog._convert_rtlil_text(text)
+
+
+def write(graph, out_dir, lanes=None, step=None):
+    """Write ``<top>.v`` and ``design.json`` into ``out_dir``; return the manifest.
+    ``step(text)`` announces each stage (see `convert`)."""
     os.makedirs(out_dir, exist_ok=True)
     top = Top(plan(graph, lanes=lanes))
-    text = verilog.convert(top, name=graph.name, emit_src=False)
+    text = convert(top, graph.name, step,
+                   f"{graph.name} ({len(graph.instances)} task instances)")
     vname = f"{graph.name}.v"
     with open(os.path.join(out_dir, vname), "w") as f:
         f.write(text)

@@ -3,9 +3,19 @@
 ``mux_tree`` selects with a balanced tree of 2:1 muxes: a case statement becomes a one-hot
 AND-OR of about 21 LUT4 per bit at 16:1. ``mul_const`` multiplies by a constant with shifts
 and adds: a ``$mul`` by a constant that is not a power of two takes a whole DSP block, which
-the PE array needs for its multiply-accumulates.
+the PE array needs for its multiply-accumulates. ``named`` shares an expression's logic among
+its uses.
 """
-from amaranth.hdl import Const, Mux, Value
+from amaranth.hdl import Const, Mux, Signal, Value
+
+
+def named(m, value, name):
+    """``value`` through a combinational signal: Amaranth builds an expression's logic anew at
+    every use, a signal's once."""
+    value = Value.cast(value)
+    sig = Signal(value.shape(), name=name)
+    m.d.comb += sig.eq(value)
+    return sig
 
 
 def mux_tree(values, sel):

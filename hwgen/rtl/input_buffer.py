@@ -13,7 +13,7 @@ from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
 from ..schedule.host_timing import lane_split, slot_bits
-from .arith import mux_tree
+from .arith import mux_tree, named
 from .signatures import bank_port_name, bank_ports, shape_of
 from .walk import BeatWalk, SlotCounter, sub_address
 
@@ -102,10 +102,11 @@ class InputBuffer(wiring.Component):
         m.d.comb += [self.host.ready.eq(~full.bit_select(wr_slot.value, 1)),
                      take.eq(self.host.valid & self.host.ready),
                      self.loaded.eq(fresh.bit_select(next_slot.value, 1))]
-        sub_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
+        # Shared expressions go through signals: Amaranth emits an expression once per use.
+        sub_addr = named(m, Cat(sub_address(walk.address, f, sub_depth), wr_slot.value), "ld_addr")
         beat = data.View(data.ArrayLayout(unsigned(bits), self.lanes), self.host.payload)
         for lane in range(self.lanes):
-            bank = walk.bank(lane // f)
+            bank = named(m, walk.bank(lane // f), f"ld_bank{lane}") if len(mems) > 1 else 0
             for b, subs in enumerate(mems):
                 wp = subs[lane % f].write_port()
                 m.d.comb += [wp.addr.eq(sub_addr), wp.data.eq(beat[lane]),
@@ -128,11 +129,13 @@ class InputBuffer(wiring.Component):
         f = self._f
         port = self.read_port(k)
         addr = Value.cast(port.addr)
+        sub_addr = Cat(sub_address(addr, f, sub_depth), port.slot)
+        if f > 1:
+            sub_addr = named(m, sub_addr, f"rd{k}_addr")
         datas = []
         for mem in subs:
             rp = mem.read_port()
-            m.d.comb += [rp.addr.eq(Cat(sub_address(addr, f, sub_depth), port.slot)),
-                         rp.en.eq(port.en)]
+            m.d.comb += [rp.addr.eq(sub_addr), rp.en.eq(port.en)]
             datas.append(rp.data)
         # The read data (after the sub-bank mux) is registered: read latency 2.
         data = datas[0]

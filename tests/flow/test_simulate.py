@@ -53,3 +53,24 @@ def test_a_stuck_run_reports_ports_and_fifo_streams(tmp_path, sim):
     assert "y (out: 0/9 beats)" in detail, detail
     assert re.search(r"streams: partial\[0\] (empty|partly full|full) \([0-4]/4\), partial\[1\]",
                      detail), detail
+
+
+def test_auto_picks_icarus_for_small_runs_and_verilator_for_large(monkeypatch):
+    import shutil
+    from hwgen.flow.simulate import ICARUS_UP_TO, choose_simulator
+    info = {"expected_cycles": 181, "interval_cycles": 64}      # gemm_os 8x8, K=64
+    monkeypatch.setattr(shutil, "which", lambda tool: "/usr/bin/" + tool)
+    assert choose_simulator(info, 64, 3) == ("icarus", "19,776 PE-cycles: Icarus is fastest "
+                                                       "for a run this small")
+    assert choose_simulator(info, 64, 3 + ICARUS_UP_TO // 64 // 64)[0] == "verilator"
+    monkeypatch.setattr(shutil, "which", lambda tool: None)
+    assert choose_simulator(info, 64, 3) == ("verilator", "Icarus Verilog is not installed")
+
+
+def test_auto_says_which_simulator_it_chose(tmp_path):
+    said = []
+    graph = load_design(example("producer_consumer"), {"N": 3})
+    result = simulate(graph, tmp_path, sim="auto", problems=2, step=said.append)
+    assert result["sim"] == "icarus" and result["failed"] == 0
+    assert said[-1].startswith("compiling and simulating producer_consumer") and \
+        "PE-cycles: Icarus is fastest for a run this small)" in said[-1], said

@@ -45,3 +45,14 @@ def test_padded_rows_are_in_the_manifest(tmp_path):
     ports = {p["name"]: p for p in verilog.write(graph, tmp_path)["ports"]}
     assert (ports["A"]["lanes"], ports["A"]["row_pad"]) == (4, 3)     # 97 + 3 = 25 beats of 4
     assert ports["B"]["row_pad"] == ports["C"]["row_pad"] == 0
+
+
+def test_convert_announces_its_stages_and_equals_amaranth(tmp_path):
+    from amaranth.back import verilog as amaranth_verilog
+    from hwgen.rtl.top import Top
+    from hwgen.schedule import plan
+    graph = load_design(example("gemm_os"), {"M": 2, "N": 3, "K": 5})
+    said = []
+    text = verilog.convert(Top(plan(graph)), "gemm_os", said.append)
+    assert said == ["elaborating gemm_os into a netlist (Amaranth)", "writing Verilog (Yosys)"]
+    assert text == amaranth_verilog.convert(Top(plan(graph)), name="gemm_os", emit_src=False)
