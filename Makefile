@@ -20,7 +20,7 @@ DSE     := --expr "$(EXPR)" --sizes "$(SIZES)" --array $(ARRAY)
 DSEARG   = $(if $(filter dse:%,$(DESIGN)),$(DSE))
 JOBS    ?= 2
 
-.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph dse layers bench clean iverilog
+.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph dse layers bench clean iverilog formal
 
 all: demo
 
@@ -53,6 +53,10 @@ test-fast: setup
 # The program in the interpreter against its own numpy reference(): no hardware.
 check: setup
 	$(HWGEN) check "$(DESIGN)" --params "$(PARAMS)" $(DSEARG)
+
+# SymbiYosys proofs of the stream parts, then each with its injected fault (must be caught).
+formal: setup
+	$(HWGEN) formal $(if $(OUT),--out $(OUT))
 
 verilog: setup
 	$(HWGEN) build "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSEARG)

@@ -313,6 +313,46 @@ def cmd_demo(args):
     return 0 if ok else 1
 
 
+def cmd_formal(args):
+    from .flow.formal import PROOFS, prove, report
+    from .flow.properties import FAULTS
+    if args.list:
+        for p in PROOFS:
+            print(f"{p.name:<26} {p.mode:<5} {p.what}\n{'':<32} fault: {FAULTS[p.harness]}")
+        return 0
+    names = [p.name for p in PROOFS]
+    unknown = [n for n in args.proofs if n not in names]
+    if unknown:
+        raise HwgenError(f"unknown proof {unknown[0]!r}; the proofs are {', '.join(names)}")
+    chosen = [p for p in PROOFS if not args.proofs or p.name in args.proofs]
+    from .pipeline import load_design
+    examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")
+    graphs = {p.name: load_design(os.path.join(examples, f"{p.design[0]}.py"), p.design[1])
+              for p in chosen if p.design}
+    steps, results = _Steps(2 * len(chosen)), []
+    for fault in (False, True):
+        for p in chosen:
+            steps(f"{p.name}" + (f" with its fault: {FAULTS[p.harness]}" if fault else
+                                 f" ({'k-induction' if p.mode == 'prove' else 'bounded'})"))
+            results.append(prove(p, args.out, fault, graphs.get(p.name)))
+    report(results, os.path.join(args.out, "formal.json"))
+    for r in results:
+        print(_verdict(r))
+    return 0 if all(r.passed != r.fault for r in results) else 1
+
+
+def _verdict(r):
+    """One line per proof run: a proof must pass, a fault must be caught."""
+    name = r.proof.name + (" (fault)" if r.fault else "")
+    if r.fault:
+        text = f"caught: {r.trace}" if not r.passed else f"NOT CAUGHT; see {r.log}"
+    elif r.passed:
+        text = "proven" if r.proof.mode == "prove" else f"holds for {r.depth} cycles from reset"
+    else:
+        text = f"FAILED: counterexample {r.trace or r.log}"
+    return f"{'PASS' if r.passed != r.fault else 'FAIL'} {name}: {text} [{r.seconds:.1f}s]"
+
+
 def main(argv=None):
     """Run one subcommand; a user error prints ``error: ...`` and returns 2, not a traceback."""
     args = parser().parse_args(argv)

@@ -101,6 +101,12 @@ def parser():
     sub = parser.add_subparsers(dest="command", required=True)
     _add_flow_commands(sub)
     _add_inspection_commands(sub)
+    p = sub.add_parser("formal", help="SymbiYosys proofs of the stream parts (FIFO links, host "
+                       "ports of small generated tops), then each with a fault injected on "
+                       "purpose, which its proof must catch with a counterexample trace (VCD)")
+    p.add_argument("proofs", nargs="*", help="proof names (default: all; see --list)")
+    p.add_argument("--list", action="store_true", help="list the proofs and their properties")
+    p.add_argument("--out", default="build/formal", help="output folder (default build/formal)")
     p = _add_design_options(sub.add_parser(
         "demo", help="build, simulate and time one design; one summary"))
     p.add_argument("--sim", default="auto", help="auto (default), verilator or icarus")
