@@ -1,6 +1,5 @@
 """hwgen's command line: check, build, sim, timing, bitstream, graph, dse, layers and demo
 (the Makefile calls these; ``cli_args`` declares their arguments)."""
-import math
 import os
 import sys
 import time
@@ -77,10 +76,11 @@ def _graph(args):
     return _design(args)[0]
 
 
-def _check_reference(graph, reference, cases, what):
-    """Print the interpreter against ``reference`` on ``cases``; whether they agree."""
+def _check_reference(graph, reference, cases, what, outputs=None):
+    """Print the interpreter against ``reference`` on ``cases``; whether they agree.
+    ``outputs``: the interpreter's, when already computed."""
     from .check.reference import check_reference
-    report = check_reference(graph, reference, cases)
+    report = check_reference(graph, reference, cases, outputs)
     if report.ok:
         print(f"PASS {graph.name} {graph.params}: the interpreter equals reference() on {what}")
         return True
@@ -165,7 +165,7 @@ def cmd_check(args):
 
 
 def cmd_sim(args):
-    from .flow.simulate import SIMULATORS, problem_inputs, simulate, summary
+    from .flow.simulate import SIMULATORS, make_vectors, simulate, summary
     if args.sim not in SIMULATORS + ("auto",):
         raise HwgenError(f"unknown simulator {args.sim!r}; use auto, {', '.join(SIMULATORS)}")
     steps = _Steps(4)
@@ -173,14 +173,18 @@ def cmd_sim(args):
     if reference is None:
         print("golden model: the interpreter (the design defines no reference() to check it "
               "against)")
-    else:
-        cases = [(f"simulated problem {p}", inputs) for p, inputs in
-                 enumerate(problem_inputs(graph, args.problems, args.seed))]
+    # Inputs and interpreter outputs once, for the reference check and the testbench.
+    vectors = make_vectors(graph, args.problems, args.seed)
+    if reference is not None:
+        cases = [(f"simulated problem {p}", {t.name: vectors[f"in_{t.name}_{p}"]
+                                             for t in graph.inputs}) for p in range(args.problems)]
+        outputs = [{t.name: vectors[f"out_{t.name}_{p}"] for t in graph.outputs}
+                   for p in range(args.problems)]
         if not _check_reference(graph, reference, cases, f"the {len(cases)} simulated "
-                                "problems, so the hardware is held to both"):
+                                "problems, so the hardware is held to both", outputs):
             return 1
     result = simulate(graph, _out_dir(args), sim=args.sim, problems=args.problems, seed=args.seed,
-                      lanes=_lanes(args), step=steps)
+                      lanes=_lanes(args), step=steps, vectors=vectors)
     steps("done")
     for line in summary(result):
         print(line)

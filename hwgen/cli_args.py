@@ -93,7 +93,7 @@ def _add_inspection_commands(sub):
 
 
 def parser():
-    """The argument parser of every subcommand, each with its ``fn`` default."""
+    """The argument parser of every subcommand (``cli.main`` runs ``cmd_<command>``)."""
     parser = argparse.ArgumentParser(
         prog="hwgen", description="Turn a Python task-and-stream program into verified Verilog, "
         "timing reports and bitstreams. DESIGN is a Python file defining build(**params) that "

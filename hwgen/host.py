@@ -89,6 +89,8 @@ def pack(values, dtype, lanes, row_pad=0):
     """
     bits, signed = element_type(dtype)
     lanes = _check_lanes(lanes)
+    if isinstance(row_pad, bool) or not isinstance(row_pad, (int, np.integer)) or row_pad < 0:
+        raise HwgenError(f"row_pad must be a non-negative integer, not {row_pad!r}")
     flat = np.asarray(values)
     if row_pad:
         flat = np.pad(flat.reshape(-1, flat.shape[-1] if flat.ndim else 1), ((0, 0), (0, row_pad)))

@@ -15,7 +15,7 @@ ALLOWED = {
     "ir": {"errors"},
     "lang": {"errors", "ir"},
     "check": {"errors", "ir"},
-    "schedule": {"errors", "ir"},
+    "schedule": {"errors", "host", "ir"},
     "dataflow": {"errors", "ir", "check", "schedule"},
     "mapping": {"errors", "ir", "check", "schedule"},
     "rtl": {"errors", "host", "ir", "schedule"},

@@ -18,14 +18,12 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
-from ..ir.graph import Tensor
 from ..ir.layout import banking
-from ..ir.types import TensorType
 from ..schedule import MULT_STAGES, READ_LATENCY
 from ..schedule import host_timing
 from ..schedule.cycles import problem_spacing
 from ..schedule.groups import consumer_skew, taps
-from .generate import IN_TYPE, OUT_TYPE, layout
+from .generate import design_tensors
 from .resources import Shape, back, estimate, readers, structural_counts
 
 
@@ -56,15 +54,9 @@ class Cost:
 
 
 def _tensors(design):
-    expr = design.expr
-    shapes = expr.shapes(design.sizes)
-    out = []
-    for a in expr.accesses:
-        direction = "out" if a is expr.output else "in"
-        dtype = OUT_TYPE if direction == "out" else IN_TYPE
-        out.append(Tensor(a.tensor, TensorType(dtype, shapes[a.tensor], layout(design, a)),
-                          direction))
-    return out
+    """The generated graph's tensors, in the expression's access order."""
+    tensors = design_tensors(design)
+    return [tensors[a.tensor] for a in design.expr.accesses]
 
 
 def _skews(design):
@@ -153,12 +145,10 @@ def cost(design):
     spacing = problem_spacing(iterations, deepest, _first_write(design, grid, skew, prod))
 
     tensors = _tensors(design)
-    bankings = {t.name: banking(t, grid) for t in tensors}
-    lanes = {t.name: host_timing.auto_lanes(t, bankings[t.name], compute, spacing)
-             for t in tensors}
-    bankings = {t.name: host_timing.padded(t, bankings[t.name], lanes[t.name]) for t in tensors}
-    interval, slots = host_timing.host_timing(tensors, bankings, lanes, compute, spacing)
-    latency = host_timing.latency(tensors, lanes, compute)
+    host = host_timing.host_side(tensors, {t.name: banking(t, grid) for t in tensors},
+                                 compute, spacing)
+    bankings, lanes, interval, slots = host.bankings, host.lanes, host.interval, host.slots
+    latency = host.latency
 
     port_pes = {a.tensor: readers(design, skew, a) for a in expr.inputs}
     macs = math.prod(design.sizes[l] for l in expr.loops)

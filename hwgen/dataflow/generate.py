@@ -176,7 +176,7 @@ def _check_generable(design):
                                      for a, l in enumerate(design.space)) + ")")
 
 
-def _tensors(design):
+def design_tensors(design):
     """The graph's tensors: the inputs and the output, with their shapes and data layouts."""
     expr = design.expr
     shapes = expr.shapes(design.sizes)
@@ -193,7 +193,7 @@ def _tensors(design):
 def generate(design, name="dse"):
     """The checked ``ir.Graph`` of ``design`` (HwgenError if it cannot be generated)."""
     _check_generable(design)
-    tensors = _tensors(design)
+    tensors = design_tensors(design)
     grid = tuple(design.pes(a) for a in range(len(design.space)))
     trips = tuple(p.trip for p in design.nest)
     link, instances = _Links(), {}

@@ -62,13 +62,12 @@ def harness(proof, fault=False, graph=None):
     """``(module, ports, depth)`` of ``proof``, with its fault injected when ``fault``;
     ``graph`` is the task graph of ``proof.design`` for harnesses around a generated top."""
     build = getattr(properties, proof.harness)
-    fault_name = proof.harness if fault else None
     if not proof.design:
-        m, ports = build(fault=fault_name)
+        m, ports = build(fault=fault)
         return m, ports, proof.depth
     if graph is None:
         raise ValueError(f"proof {proof.name} needs the task graph of {proof.design}")
-    m, ports = build(graph, fault=fault_name)
+    m, ports = build(graph, fault=fault)
     # Deep enough for one whole problem, so that a base case reaches every output beat.
     return m, ports, plan(graph, lanes=1).expected_cycles + 5
 
@@ -104,7 +103,8 @@ def prove(proof, out_dir, fault=False, graph=None):
     status_file = os.path.join(out_dir, name, "status")
     if not os.path.exists(status_file):
         raise HwgenError(f"SymbiYosys did not run {name}; see {log}")
-    status = open(status_file).read().split()[0]
+    with open(status_file) as f:
+        status = f.read().split()[0]
     if status not in ("PASS", "FAIL"):
         raise HwgenError(f"SymbiYosys ended {name} with {status}; see {log}")
     trace = ""

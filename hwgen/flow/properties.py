@@ -3,11 +3,11 @@ stream parts for `flow.formal` to prove.
 
 Each harness returns ``(module, ports)``: the part under test with its environment's assumptions
 and the properties it must keep. Free inputs of the module (host payloads, valids, readies) are
-chosen by the solver. ``fault`` names a fault injected on purpose between the part and its
-checker (one per harness, see `FAULTS`): the proof must then fail with a trace.
+chosen by the solver. ``fault=True`` injects the harness's fault on purpose between the part and
+its checker (`FAULTS` says what it does): the proof must then fail with a trace.
 """
 from amaranth.asserts import AnySeq, Initial
-from amaranth.hdl import Assert, Assume, Fragment, Module, ResetSignal, Signal
+from amaranth.hdl import Assert, Assume, Cat, Fragment, Module, ResetSignal, Signal
 from amaranth.lib import fifo
 
 from ..rtl.top import Top
@@ -48,7 +48,7 @@ def stable_until_taken(m, live, valid, ready, payload, name, check=Assert):
         m.d.comb += [check(valid), check(payload == was)]
 
 
-def fifo_link(width=2, depth=2, fault=None):
+def fifo_link(width=2, depth=2, fault=False):
     """A FIFO link as ``rtl.top`` builds it: beats leave in order, each exactly once (a beat
     the solver picks at any write is tracked to its read), no overflow or underflow, and a
     waiting reader sees stable data."""
@@ -59,7 +59,7 @@ def fifo_link(width=2, depth=2, fault=None):
     m.d.comb += [q.w_data.eq(w_data), q.w_en.eq(w_en)]
     read = Signal()                             # a read the reader sees
     first = Signal(init=1)
-    dropped = (fault == "fifo_link") & first    # the fault: that read does not reach the FIFO
+    dropped = first & int(fault)       # the fault: that read does not reach the FIFO
     m.d.comb += [read.eq(r_en & q.r_rdy), q.r_en.eq(r_en & ~dropped)]
     with m.If(read):
         m.d.sync += first.eq(0)
@@ -95,7 +95,7 @@ def _host(top, live, m):
     return ports
 
 
-def top_ports(graph, lanes=1, fault=None):
+def top_ports(graph, lanes=1, fault=False):
     """A generated top's host ports under any host: every output holds valid and payload until
     taken, every internal FIFO is written only when it has room and read only when it has data
     (rtl.top's groups stall instead)."""
@@ -103,7 +103,7 @@ def top_ports(graph, lanes=1, fault=None):
     m = Module()
     m.submodules.dut = Fragment.get(top, None)     # elaborated now: its FIFOs become known
     live = after_reset(m)
-    if fault == "top_ports":
+    if fault:
         out = graph.outputs[0]
         port = getattr(top, out.name)
         hidden = Signal(name="fault_valid")            # what the checker sees instead of valid
@@ -117,7 +117,7 @@ def top_ports(graph, lanes=1, fault=None):
     return m, ports
 
 
-def top_one_problem(graph, lanes=1, slack=2, fault=None):
+def top_one_problem(graph, lanes=1, slack=2, fault=False):
     """One problem sent by a host that never stalls: every output beat arrives, the last one
     within ``expected_cycles`` (+ ``slack``) of reset, none after it, and the top is idle again
     (every input ready, no output valid)."""
@@ -135,7 +135,7 @@ def top_one_problem(graph, lanes=1, slack=2, fault=None):
         else:
             m.d.comb += s.ready.eq(1)
             # The fault: the checker misses the first beat of the first output.
-            skip = Signal(init=int(fault == "top_one_problem" and t is graph.outputs[0]),
+            skip = Signal(init=int(fault and t is graph.outputs[0]),
                           name=f"{t.name}_skip")
             with m.If(s.valid):
                 m.d.sync += skip.eq(0)
@@ -148,15 +148,9 @@ def top_one_problem(graph, lanes=1, slack=2, fault=None):
     with m.If(live & (cycle < top.expected_cycles + slack + 1)):
         m.d.sync += cycle.eq(cycle + 1)
     with m.If(cycle == top.expected_cycles + slack):
-        m.d.comb += Assert(_all(done))
+        m.d.comb += Assert(Cat(*done).all())
         for t in graph.inputs:
             m.d.comb += Assert(getattr(top, t.name).ready)
     payloads = [getattr(top, t.name).payload for t in graph.inputs]
     return m, payloads
 
-
-def _all(conds):
-    out = conds[0]
-    for c in conds[1:]:
-        out = out & c
-    return out

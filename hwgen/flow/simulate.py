@@ -79,10 +79,10 @@ def setup_verilator():
 
 
 def simulate(graph, out_dir, sim="auto", problems=3, seed=0, tests=None, lanes=None,
-             step=None):
+             step=None, vectors=None):
     """Build the design, run the testbench, return the report (one entry per test).
     ``sim`` is one of `SIMULATORS` or ``"auto"`` (`choose_simulator`); ``step(text)``
-    announces each stage."""
+    announces each stage; ``vectors``: `make_vectors`' result, when already made."""
     if sim not in SIMULATORS + ("auto",):
         raise HwgenError(f"unknown simulator {sim!r}; use auto, {', '.join(SIMULATORS)}")
     info = verilog.write(graph, out_dir, lanes=lanes, step=step)
@@ -93,13 +93,15 @@ def simulate(graph, out_dir, sim="auto", problems=3, seed=0, tests=None, lanes=N
     if step:
         step(f"compiling and simulating {graph.name} {graph.params} on {sim} ({problems} "
              f"problems, random gaps and back-pressure{why})")
-    return run_manifest(out_dir, graph, sim, problems, seed, tests)
+    return run_manifest(out_dir, graph, sim, problems, seed, tests, vectors=vectors)
 
 
-def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None, budget=None):
+def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None, budget=None,
+                 vectors=None):
     """Run the testbench on the design described by ``out_dir/design.json`` (any design with
-    that host interface), with golden outputs from ``graph``'s interpreter. ``budget``
-    overrides the testbench's cycle budget (tests of the stuck-run report use it)."""
+    that host interface), with golden outputs from ``graph``'s interpreter (``vectors``, or
+    `make_vectors` anew). ``budget`` overrides the testbench's cycle budget (tests of the
+    stuck-run report use it)."""
     if sim not in SIMULATORS:
         raise HwgenError(f"unknown simulator {sim!r}; use one of {', '.join(SIMULATORS)}")
     from cocotb_tools.runner import get_runner
@@ -108,25 +110,11 @@ def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None
     out_dir = os.path.abspath(out_dir)
     with open(os.path.join(out_dir, "design.json")) as f:
         info = json.load(f)
-    np.savez(os.path.join(out_dir, "vectors.npz"), **make_vectors(graph, problems, seed))
-    build_args = []
-    if sim == "verilator":
-        setup_verilator()
-        build_args = ["-Wno-fatal", "-O3"]
-    else:
-        if shutil.which("iverilog") is None:
-            raise HwgenError("Icarus Verilog (iverilog) is not installed; `make` installs it with "
-                             "apt-get, or use SIM=verilator")
-        build_args = ["-g2005"]
+    if vectors is None:
+        vectors = make_vectors(graph, problems, seed)
+    np.savez(os.path.join(out_dir, "vectors.npz"), **vectors)
     runner = get_runner(sim)
-    build_dir = os.path.join(out_dir, f"sim_build_{sim}")
-    build_log = os.path.join(build_dir, "build.log")
-    try:
-        runner.build(sources=[os.path.join(out_dir, v) for v in info["verilog"]],
-                     hdl_toplevel=info["top"], build_dir=build_dir, build_args=build_args,
-                     timescale=("1ns", "1ps"), always=True, log_file=build_log)
-    except RuntimeError as e:
-        raise HwgenError(f"{sim} could not build the design ({e}); see {build_log}") from None
+    build_dir = _build(runner, sim, out_dir, info)
     if SIM_DIR not in sys.path:
         sys.path.insert(0, SIM_DIR)
     test_dir = os.path.join(out_dir, f"test_{sim}")
@@ -158,9 +146,30 @@ def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None
             "log": log}
 
 
-def summary(result, sim=None):
+def _build(runner, sim, out_dir, info):
+    """Compile the design's Verilog for ``sim``; the build folder."""
+    if sim == "verilator":
+        setup_verilator()
+        build_args = ["-Wno-fatal", "-O3"]
+    else:
+        if shutil.which("iverilog") is None:
+            raise HwgenError("Icarus Verilog (iverilog) is not installed; `make` installs it with "
+                             "apt-get, or use SIM=verilator")
+        build_args = ["-g2005"]
+    build_dir = os.path.join(out_dir, f"sim_build_{sim}")
+    build_log = os.path.join(build_dir, "build.log")
+    try:
+        runner.build(sources=[os.path.join(out_dir, v) for v in info["verilog"]],
+                     hdl_toplevel=info["top"], build_dir=build_dir, build_args=build_args,
+                     timescale=("1ns", "1ps"), always=True, log_file=build_log)
+    except RuntimeError as e:
+        raise HwgenError(f"{sim} could not build the design ({e}); see {build_log}") from None
+    return build_dir
+
+
+def summary(result):
     """Human-readable lines: PASS/FAIL per test with measured and expected cycles."""
-    sim = sim or result["sim"]
+    sim = result["sim"]
     lines = []
     info = result["design"]
     for name, r in result["tests"].items():

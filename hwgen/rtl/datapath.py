@@ -15,7 +15,7 @@ from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Get, LoopI
 from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
-from .arith import mul_const
+from .arith import mul_const, named
 from .local_array import LocalArray
 from .signatures import shape_of
 
@@ -178,9 +178,7 @@ class Member:
             return a if c else b
         lvl = max(level_of(c), level_of(a), level_of(b))
         value = Mux(self.at(c, lvl), self.at(a, lvl), self.at(b, lvl))
-        w = Signal(value.shape(), name=f"{self.prefix}__sel")
-        self.m.d.comb += w.eq(value)
-        return Staged(w, lvl)
+        return Staged(named(self.m, value, f"{self.prefix}__sel"), lvl)
 
     def _set_slice(self, e, env):
         old, new = self.emit(e.operand, env), self.emit(e.value, env)

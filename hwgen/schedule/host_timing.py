@@ -6,9 +6,10 @@ one problem.
 same functions, so the cost model's cycle counts are the hardware's by construction.
 """
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..errors import HwgenError
+from ..host import beats as shape_beats
 
 # Cycles from a commit to the first output beat: the chain loads (or the first read issues) in
 # the cycle after the commit, and the beat is valid one cycle later.
@@ -38,8 +39,7 @@ def row_pad(tensor, lanes):
 
 def beats(tensor, lanes):
     """Beats that move one problem's ``tensor`` at ``lanes`` elements per beat."""
-    rows = numel(tensor) // tensor.shape[-1]
-    return (numel(tensor) + rows * row_pad(tensor, lanes)) // lanes
+    return shape_beats(tensor.shape, lanes, row_pad(tensor, lanes))
 
 
 def padded(tensor, banking, lanes):
@@ -119,6 +119,30 @@ def auto_lanes(tensor, banking, compute, spacing):
     if exact or enough:
         return min(exact or enough)
     return min(fitting, key=lambda n: (beats(tensor, n), row_pad(tensor, n) > 0, n))
+
+
+@dataclass(frozen=True)
+class HostSide:
+    """What the host rules decide for a set of tensors (see `host_side`)."""
+    lanes: dict         # tensor name -> elements per beat
+    bankings: dict      # tensor name -> banking, rows padded as the host sends them
+    interval: int
+    slots: int
+    latency: int
+
+
+def host_side(tensors, bankings, compute, starts, want=None):
+    """Lanes (``want``: a number for every port, a dict per tensor name, or None for
+    `auto_lanes`), padded bankings, interval, slots and latency: the one place ``schedule.plan``
+    and ``dataflow.cost`` get them from."""
+    lanes = {}
+    for t in tensors:
+        n = want.get(t.name) if isinstance(want, dict) else want
+        lanes[t.name] = check_lanes(t, bankings[t.name], n) if n is not None \
+            else auto_lanes(t, bankings[t.name], compute, starts)
+    padded_bankings = {t.name: padded(t, bankings[t.name], lanes[t.name]) for t in tensors}
+    interval, slots = host_timing(tensors, padded_bankings, lanes, compute, starts)
+    return HostSide(lanes, padded_bankings, interval, slots, latency(tensors, lanes, compute))
 
 
 def host_timing(tensors, bankings, lanes, compute, starts):

@@ -77,15 +77,9 @@ def plan(graph, lanes=None):
     sched = schedule(graph)
     grids = tensor_grids(graph)
     bankings = {t.name: banking(t, grids.get(t.name, ())) for t in graph.tensors.values()}
-    compute, starts = sched.compute_cycles, array_starts(sched)
-    chosen = {}
-    for t in graph.tensors.values():
-        want = lanes.get(t.name) if isinstance(lanes, dict) else lanes
-        chosen[t.name] = host_timing.check_lanes(t, bankings[t.name], want) if want is not None \
-            else host_timing.auto_lanes(t, bankings[t.name], compute, starts)
     tensors = list(graph.tensors.values())
-    bankings = {t.name: host_timing.padded(t, bankings[t.name], chosen[t.name]) for t in tensors}
-    interval, slots = host_timing.host_timing(tensors, bankings, chosen, compute, starts)
-    ports = {g.name: plan_ports(graph, sched, g, bankings) for g in sched.groups}
-    return Plan(graph, sched, bankings, ports, chosen, slots, interval,
-                host_timing.latency(tensors, chosen, compute))
+    host = host_timing.host_side(tensors, bankings, sched.compute_cycles, array_starts(sched),
+                                 lanes)
+    ports = {g.name: plan_ports(graph, sched, g, host.bankings) for g in sched.groups}
+    return Plan(graph, sched, host.bankings, ports, host.lanes, host.slots, host.interval,
+                host.latency)

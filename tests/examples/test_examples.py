@@ -75,7 +75,7 @@ def test_rtl_in_amaranth_sim(case):
 def test_cocotb(tmp_path, case, sim):
     _, graph = _load(*case)
     result = simulate(graph, tmp_path, sim=sim, problems=3)
-    text = "\n".join(summary(result, sim))
+    text = "\n".join(summary(result))
     assert result["failed"] == 0 and result["total"] == 2, text
     assert all(t["pass"] for t in result["tests"].values()), text
     assert result["tests"]["no_stall"]["cycles"][0] == result["design"]["expected_cycles"], text

@@ -22,7 +22,7 @@ CASES = [
 def test_cocotb_against_numpy(tmp_path, sim, path, params):
     graph = load_design(path, params)
     result = simulate(graph, tmp_path, sim=sim, problems=3)
-    text = "\n".join(summary(result, sim))
+    text = "\n".join(summary(result))
     assert result["failed"] == 0 and result["total"] == 2, text
     tests = result["tests"]
     assert set(tests) == {"no_stall", "random_backpressure"}, text
