@@ -1,0 +1,98 @@
+"""One random program through the whole flow: checks, the interpreter (the golden model), the
+generated hardware in Amaranth's simulator (and on Verilator when asked), compared beat for beat
+and cycle for cycle."""
+import hashlib
+import os
+import time
+import traceback
+import warnings
+
+import numpy as np
+
+from ..errors import HwgenError
+from ..pipeline import load_design
+
+PROBLEMS = 3
+
+
+def inputs(graph, seed):
+    """Random inputs over each tensor's whole range; problem 0 of seed 0 is all minimum."""
+    rng = np.random.default_rng(seed)
+    return {t.name: rng.integers(t.dtype.min, t.dtype.max, t.shape, endpoint=True)
+            for t in graph.inputs}
+
+
+def write(source, workdir):
+    """``source`` as a design file in ``workdir`` named by its hash; returns the path."""
+    os.makedirs(workdir, exist_ok=True)
+    path = os.path.join(workdir, "p" + hashlib.sha1(source.encode()).hexdigest()[:12] + ".py")
+    with open(path, "w") as f:
+        f.write(source)
+    return path
+
+
+def _differences(got, want):
+    """Where ``got`` and ``want`` (dicts of arrays) first differ, as text, or ``""``."""
+    for name, w in want.items():
+        g = np.asarray(got[name])
+        if not np.array_equal(g, w):
+            idx = tuple(int(i) for i in np.argwhere(g != w)[0])
+            return f"{name}{list(idx)}: hardware {g[idx]}, interpreter {w[idx]}"
+    return ""
+
+
+def _rtl(graph, problems, golden, gaps, seed):
+    """Run the Amaranth simulation without and with ``gaps``; the finding as text or ``""``."""
+    from ..rtl.simhelpers import run_top
+    from ..rtl.top import Top
+    from ..schedule import plan
+    top = Top(plan(graph))
+    outs, cycles, done = run_top(top, problems)
+    intervals = list(np.diff(done))
+    if cycles[0] != top.expected_cycles:
+        return f"timing: first problem {cycles[0]} cycles, schedule says {top.expected_cycles}"
+    if intervals != [top.interval_cycles] * (len(problems) - 1):
+        return f"timing: intervals {intervals}, schedule says {top.interval_cycles}"
+    for run in ((outs, "no stall"), (run_top(top, problems, *gaps, seed=seed)[0], f"gaps {gaps}")):
+        for p, want in enumerate(golden):
+            diff = _differences(run[0][p], want)
+            if diff:
+                return f"mismatch ({run[1]}, problem {p}): {diff}"
+    return ""
+
+
+def _verilator(graph, workdir):
+    """The cocotb testbench on Verilator; the finding as text or ``""``."""
+    from ..flow.simulate import simulate
+    result = simulate(graph, os.path.join(workdir, "verilator"), sim="verilator")
+    bad = [name for name, t in result["tests"].items() if not t["pass"]]
+    return f"verilator: tests {bad} failed" if bad or result["failed"] else ""
+
+
+def run_case(source, workdir, seed=0, gaps=(0.3, 0.3), verilator=False):
+    """Run one program; returns ``{"status", "detail", "seconds", "path"}`` where status is
+    ``pass``, ``rejected`` (the checks refused it), ``unsupported`` (the checks accepted it but
+    hardware generation refused it), ``mismatch`` (values or cycles differ), ``hang`` (a run
+    missed its cycle budget) or ``crash`` (any other exception)."""
+    t0 = time.time()
+    path = write(source, workdir)
+    status, detail = "rejected", ""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graph = load_design(path)
+        status = "unsupported"
+        from ..ir.interp import run
+        problems = [inputs(graph, seed * PROBLEMS + k) for k in range(PROBLEMS)]
+        golden = [run(graph, p) for p in problems]
+        detail = _rtl(graph, problems, golden, gaps, seed)
+        if not detail and verilator:
+            detail = _verilator(graph, workdir)
+        status = "mismatch" if detail else "pass"
+    except HwgenError as e:
+        detail = str(e)
+        status = "hang" if detail.startswith("simulation stopped after") else status
+    except Exception:                                       # noqa: BLE001 (a finding)
+        status, detail = "crash", traceback.format_exc(limit=-4)
+    return {"status": status, "detail": detail, "seconds": round(time.time() - t0, 2),
+            "path": path}

@@ -1,0 +1,42 @@
+"""One random program through the flow: a pass, and every kind of finding it can report."""
+import numpy as np
+
+from hwgen.campaign.case import _rtl, inputs, run_case
+from hwgen.ir.interp import run
+from hwgen.pipeline import load_design
+from tests.conftest import program
+
+SOURCE = open(program("fifo_skew")).read()
+
+
+def test_a_good_program_passes(tmp_path):
+    result = run_case(SOURCE, str(tmp_path))
+    assert result["status"] == "pass", result["detail"]
+
+
+def test_a_wrong_golden_value_is_a_mismatch():
+    graph = load_design(program("fifo_skew"))
+    problems = [inputs(graph, k) for k in range(2)]
+    golden = [run(graph, p) for p in problems]
+    golden[1]["C"] = golden[1]["C"].copy()
+    golden[1]["C"][3] += 1
+    found = _rtl(graph, problems, golden, (0.3, 0.3), 0)
+    assert found.startswith("mismatch") and "C[3]" in found and "problem 1" in found
+
+
+def test_a_program_the_checks_refuse_is_rejected(tmp_path):
+    result = run_case(SOURCE.replace("s.put(A[i] * 2)", "s.put(A[i] * 2)\n"
+                                     "                s.put(A[i])"), str(tmp_path))
+    assert result["status"] == "rejected" and result["detail"]
+
+
+def test_a_broken_file_is_a_crash_or_rejection_not_an_exception(tmp_path):
+    result = run_case("def build(:\n", str(tmp_path))
+    assert result["status"] in ("rejected", "crash") and result["detail"]
+
+
+def test_inputs_cover_each_tensor():
+    graph = load_design(program("fifo_skew"))
+    got = inputs(graph, 0)
+    assert set(got) == {t.name for t in graph.inputs}
+    assert all(np.shape(got[t.name]) == t.shape for t in graph.inputs)

@@ -1,0 +1,41 @@
+"""Shards of the campaign: 100 random programs with no finding (the make-test version of the
+1,000-program campaign), and a finding shrunk and kept as a regression program."""
+import pytest
+
+from hwgen.campaign import campaign, run
+from hwgen.errors import HwgenError
+
+
+def test_a_hundred_random_programs_match_the_interpreter(tmp_path):
+    result = run.shard({"seed": 0, "count": 100, "workdir": str(tmp_path)})
+    assert result["finding"] is None, result["finding"]
+    assert result["counts"] == {"pass": 100, "verilator": 0}
+
+
+def test_a_finding_shrinks_to_a_small_program_and_is_kept(tmp_path, monkeypatch):
+    real = run.run_case
+
+    def fails_on_reductions(source, workdir, **kw):     # a "bug" in every reducing task
+        got = real(source, workdir, **kw)
+        return dict(got, status="mismatch", detail="planted") if "acc +=" in source else got
+
+    monkeypatch.setattr(run, "run_case", fails_on_reductions)
+    result = run.shard({"seed": 1, "count": 60, "workdir": str(tmp_path)})
+    finding = result["finding"]
+    assert finding and finding["status"] == "mismatch" and "acc +=" in finding["source"]
+    assert finding["source"].count("@hwgen.task") == 1 and "if " not in finding["source"]
+    path = run.keep(finding, str(tmp_path / "kept"))
+    assert open(path).read().startswith("# campaign finding (mismatch")
+
+
+def test_shards_split_the_count():
+    shards = run.jobs(120, 7, "/tmp/w")
+    assert [s["count"] for s in shards] == [50, 50, 20]
+    assert [s["seed"] for s in shards] == [7, 8, 9]
+
+
+@pytest.mark.parametrize("kw,words", [({"count": 0}, "--count"), ({"count": -1}, "--count"),
+                                      ({"count": 5, "verilator_every": -1}, "--verilator")])
+def test_bad_campaign_arguments_are_clear_errors(kw, words, tmp_path):
+    with pytest.raises(HwgenError, match=words):
+        campaign(out=str(tmp_path), say=lambda text: None, **kw)
