@@ -41,12 +41,21 @@ def _differences(got, want):
     return ""
 
 
-def _rtl(graph, problems, golden, gaps, seed):
+def _plan(graph, lanes):
+    """The plan with ``lanes`` per beat, or with automatic lanes where the design cannot take
+    that many (a power of two that does not divide a sharded dimension)."""
+    from ..schedule import plan
+    try:
+        return plan(graph, lanes=lanes)
+    except HwgenError:
+        return plan(graph)
+
+
+def _rtl(graph, problems, golden, gaps, seed, lanes=None):
     """Run the Amaranth simulation without and with ``gaps``; the finding as text or ``""``."""
     from ..rtl.simhelpers import run_top
     from ..rtl.top import Top
-    from ..schedule import plan
-    top = Top(plan(graph))
+    top = Top(_plan(graph, lanes))
     outs, cycles, done = run_top(top, problems)
     intervals = list(np.diff(done))
     if cycles[0] != top.expected_cycles:
@@ -69,11 +78,12 @@ def _verilator(graph, workdir):
     return f"verilator: tests {bad} failed" if bad or result["failed"] else ""
 
 
-def run_case(source, workdir, seed=0, gaps=(0.3, 0.3), verilator=False):
+def run_case(source, workdir, seed=0, gaps=(0.3, 0.3), lanes=None, verilator=False):
     """Run one program; returns ``{"status", "detail", "seconds", "path"}`` where status is
     ``pass``, ``rejected`` (the checks refused it), ``unsupported`` (the checks accepted it but
     hardware generation refused it), ``mismatch`` (values or cycles differ), ``hang`` (a run
-    missed its cycle budget) or ``crash`` (any other exception)."""
+    missed its cycle budget) or ``crash`` (any other exception). ``lanes``: elements per host
+    beat on every port (None: automatic)."""
     t0 = time.time()
     path = write(source, workdir)
     status, detail = "rejected", ""
@@ -85,7 +95,7 @@ def run_case(source, workdir, seed=0, gaps=(0.3, 0.3), verilator=False):
         from ..ir.interp import run
         problems = [inputs(graph, seed * PROBLEMS + k) for k in range(PROBLEMS)]
         golden = [run(graph, p) for p in problems]
-        detail = _rtl(graph, problems, golden, gaps, seed)
+        detail = _rtl(graph, problems, golden, gaps, seed, lanes)
         if not detail and verilator:
             detail = _verilator(graph, workdir)
         status = "mismatch" if detail else "pass"

@@ -25,19 +25,27 @@ class Finding(Exception):
 
 
 def _program(drawn, job, n, verilator):
-    program, gaps = drawn
-    result = run_case(program.source, job["workdir"], seed=n, gaps=gaps, verilator=verilator)
-    return dict(result, source=program.source, shape=program.shape, gaps=list(gaps))
+    (program, lanes), gaps = drawn
+    result = run_case(program.source, job["workdir"], seed=n, gaps=gaps, lanes=lanes,
+                      verilator=verilator)
+    return dict(result, source=program.source, shape=program.shape,
+                replay={"seed": n, "gaps": list(gaps), "lanes": lanes})
 
 
 def _expression(drawn, job, n, verilator):
     (text, sizes, array, pick), gaps = drawn
     result = run_point(text, sizes, array, pick, gaps=gaps, seed=n)
-    case = {"expr": text, "sizes": sizes, "array": list(array), "pick": pick, "gaps": list(gaps)}
-    return dict(result, source=json.dumps(case), shape="expression", gaps=list(gaps))
+    return dict(result, source="", shape="expression", replay={
+        "expr": text, "sizes": sizes, "array": list(array), "pick": pick, "gaps": list(gaps),
+        "seed": n})
 
 
-KINDS = {"programs": (programs, _program), "expressions": (expression_points, _expression)}
+def _programs_and_lanes():
+    return st.tuples(programs(), st.sampled_from([None, 1, 2, 4]))
+
+
+KINDS = {"programs": (_programs_and_lanes, _program),
+         "expressions": (expression_points, _expression)}
 
 
 def shard(job):
@@ -54,7 +62,8 @@ def shard(job):
     def one(drawn):
         state["n"] += 1
         every = job.get("verilator_every") or 0
-        verilator = bool(every) and state["finding"] is None and state["n"] % every == 0
+        index = job.get("first", 0) + state["n"]          # over the whole campaign
+        verilator = bool(every) and state["finding"] is None and index % every == 0
         result = check(drawn, job, state["n"], verilator)
         if state["finding"] is None:
             counts[result["status"]] = counts.get(result["status"], 0) + 1
@@ -80,27 +89,42 @@ def jobs(count, first_seed, workdir, verilator_every=0, kind="programs"):
     while count > 0:
         n = min(SHARD, count)
         out.append({"seed": s, "count": n, "workdir": workdir, "kind": kind,
-                    "verilator_every": verilator_every})
+                    "first": len(out) * SHARD, "verilator_every": verilator_every})
         count, s = count - n, s + 1
     return out
 
 
 def keep(finding, directory):
-    """Write a finding's shrunk program to ``directory`` with what was found in its header;
-    returns the path."""
-    what = [f"campaign finding ({finding['status']}, {finding['shape']}, gaps "
-            f"{finding['gaps']}):"] + finding["detail"].strip().splitlines()[-6:]
+    """Write a finding's shrunk case to ``directory``, what was found in its header: a design
+    file whose first line is ``# campaign: {replay}`` for a program, a JSON file for an
+    expression. Returns the path."""
+    what = [f"campaign finding ({finding['status']}, {finding['shape']}):"] + \
+        finding["detail"].strip().splitlines()[-6:]
     if finding["shape"] == "expression":
-        source, suffix = json.dumps(dict(json.loads(finding["source"]), finding=what),
-                                    indent=1), ".json"
+        text, suffix = json.dumps(dict(finding["replay"], finding=what), indent=1), ".json"
     else:
-        source, suffix = "".join(f"# {line}\n" for line in what) + finding["source"], ".py"
+        text = "".join(f"# {line}\n" for line in
+                       [f"campaign: {json.dumps(finding['replay'])}"] + what) + finding["source"]
+        suffix = ".py"
     os.makedirs(directory, exist_ok=True)
-    name = f"{finding['status']}_{hashlib.sha1(source.encode()).hexdigest()[:8]}{suffix}"
-    path = os.path.join(directory, name)
+    path = os.path.join(directory, f"{finding['status']}_"
+                        f"{hashlib.sha1(text.encode()).hexdigest()[:8]}{suffix}")
     with open(path, "w") as f:
-        f.write(source)
+        f.write(text)
     return path
+
+
+def replay(path, workdir):
+    """Run a case `keep` wrote again; the result as `case.run_case` gives it."""
+    with open(path) as f:
+        text = f.read()
+    if path.endswith(".json"):
+        case = json.loads(text)
+        return run_point(case["expr"], case["sizes"], tuple(case["array"]), case["pick"],
+                         tuple(case["gaps"]), case["seed"])
+    case = json.loads(text.splitlines()[0].removeprefix("# campaign: "))
+    return run_case(text, workdir, seed=case["seed"], gaps=tuple(case["gaps"]),
+                    lanes=case["lanes"])
 
 
 def total(results):

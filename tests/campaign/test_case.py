@@ -1,5 +1,8 @@
 """One random program through the flow: a pass, and every kind of finding it can report."""
+import os
+
 import numpy as np
+import pytest
 
 from hwgen.campaign.case import _rtl, inputs, run_case
 from hwgen.ir.interp import run
@@ -40,3 +43,10 @@ def test_inputs_cover_each_tensor():
     got = inputs(graph, 0)
     assert set(got) == {t.name for t in graph.inputs}
     assert all(np.shape(got[t.name]) == t.shape for t in graph.inputs)
+
+
+@pytest.mark.verilator
+def test_a_sampled_program_also_passes_on_verilator(tmp_path):
+    result = run_case(SOURCE, str(tmp_path), lanes=2, verilator=True)
+    assert result["status"] == "pass", result["detail"]
+    assert os.path.exists(tmp_path / "verilator" / "design.json")

@@ -25,13 +25,15 @@ def test_a_finding_shrinks_to_a_small_program_and_is_kept(tmp_path, monkeypatch)
     assert finding and finding["status"] == "mismatch" and "acc +=" in finding["source"]
     assert finding["source"].count("@hwgen.task") == 1 and "if " not in finding["source"]
     path = run.keep(finding, str(tmp_path / "kept"))
-    assert open(path).read().startswith("# campaign finding (mismatch")
+    assert "# campaign finding (mismatch" in open(path).read()
+    assert run.replay(path, str(tmp_path))["status"] == "mismatch"   # replays the same finding
 
 
 def test_shards_split_the_count():
     shards = run.jobs(120, 7, "/tmp/w")
     assert [s["count"] for s in shards] == [50, 50, 20]
     assert [s["seed"] for s in shards] == [7, 8, 9]
+    assert [s["first"] for s in shards] == [0, 50, 100]      # every Nth counts over shards
 
 
 @pytest.mark.parametrize("kw,words", [({"count": 0}, "--count"), ({"count": -1}, "--count"),
