@@ -19,8 +19,15 @@ DSE     := --expr "$(EXPR)" --sizes "$(SIZES)" --array $(ARRAY)
 # Exploration flags reach a design command only when DESIGN is a point of one (dse:...).
 DSEARG   = $(if $(filter dse:%,$(DESIGN)),$(DSE))
 JOBS    ?= 2
+# make dse MEASURE=1: place and route the Pareto front (nextpnr SEEDS), on a local pool or the
+# Dask scheduler at CLUSTER=tcp://host:port.
+MEASURE ?=
+CLUSTER ?=
+SEEDS   ?= 1
+MEASUREARG = $(if $(or $(filter-out 0 no false,$(MEASURE)),$(CLUSTER)),--measure --seeds $(SEEDS)) \
+	$(if $(CLUSTER),--cluster $(CLUSTER))
 
-.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph dse layers bench clean iverilog formal
+.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph dse layers bench clean iverilog formal campaign
 
 all: demo
 
@@ -58,6 +65,14 @@ check: setup
 formal: setup
 	$(HWGEN) formal $(if $(OUT),--out $(OUT))
 
+# Random programs (and exploration points) against the golden model, on a local pool or
+# CLUSTER=tcp://...; findings are shrunk into build/campaign/findings.
+N           ?= 1000
+EXPRESSIONS ?= 100
+campaign: setup
+	$(HWGEN) campaign --count $(N) --expressions $(EXPRESSIONS) --verilator-every 100 \
+	  $(if $(CLUSTER),--cluster $(CLUSTER)) $(if $(OUT),--out $(OUT))
+
 verilog: setup
 	$(HWGEN) build "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSEARG)
 
@@ -75,7 +90,7 @@ graph: setup
 
 # The Rubick-style exploration of a tensor expression: Pareto table and plot in build/dse.
 dse: setup
-	$(HWGEN) dse $(DSE) $(OUTARG)
+	$(HWGEN) dse $(DSE) $(OUTARG) $(MEASUREARG)
 
 # VGG-16 and ResNet-50 layers through the cost model: best dataflow and utilization per layer.
 layers: setup

@@ -268,7 +268,21 @@ def cmd_dse(args):
     if best is not None:
         print(f"build one: make sim DESIGN=dse:{best.id} EXPR=\"{args.expr}\" "
               f"SIZES=\"{args.sizes}\" ARRAY={args.array}")
-    return 0
+    return _measure(args, result, out) if args.measure or args.cluster else 0
+
+
+def _measure(args, result, out):
+    """``dse --measure``: place and route the Pareto front; the model against nextpnr."""
+    from .dataflow.generate import generate
+    from .flow.measure import measure_front
+    points = [{"id": p.id, "map": p.design.spacetime_text(), "model": {
+        "cycles": p.cost.cycles, "latency": p.cost.latency, **p.cost.resources},
+        "array": "x".join(map(str, p.design.array)), "graph": generate(p.design)}
+        for p in result.front]
+    text, _, ok = measure_front(points, out, seeds=args.seeds, cluster=args.cluster,
+                                workers=args.workers)
+    print(f"\n{text}\n\nwrote {os.path.join(out, 'measured.md')}")
+    return 0 if ok else 1
 
 
 def cmd_layers(args):
@@ -343,6 +357,13 @@ def cmd_formal(args):
     for r in results:
         print(_verdict(r))
     return 0 if all(r.passed != r.fault for r in results) else 1
+
+
+def cmd_campaign(args):
+    from .campaign import campaign
+    report = campaign(args.count, args.expressions, args.seed, args.out, args.keep,
+                      args.workers, args.cluster, args.verilator_every)
+    return 1 if report["findings"] or report["broken_shards"] else 0
 
 
 def _verdict(r):

@@ -84,12 +84,47 @@ def _add_inspection_commands(sub):
     p.add_argument("--out", default=None, help="output folder (default build/dse)")
     p.add_argument("--point", default=None, help="explain one point (id or map): tiles, time "
                    "loops, entries and data layouts (A·T⁻¹ = L·E), costs")
+    p.add_argument("--measure", action="store_true", help="place and route every Pareto "
+                   "point (Yosys + nextpnr on ECP5-85k) and print the cost model against the "
+                   "measurement (measured.md); results are cached by design hash in <out>/cache")
+    p.add_argument("--cluster", default=None, help="run --measure's place and route on this "
+                   "Dask scheduler (tcp://host:port; implies --measure); default a local pool")
+    p.add_argument("--workers", type=int, default=None, help="local place-and-route "
+                   "processes (default one per core)")
+    p.add_argument("--seeds", type=int, nargs="+", default=[1], help="nextpnr seeds for "
+                   "--measure (Fmax is their median; default 1)")
     p = sub.add_parser("layers", help="best dataflow and utilization of VGG-16 and ResNet-50 "
                        "layers on a PE array (cost model only)")
     p.add_argument("tables", nargs="*", default=["vgg16", "resnet50"],
                    help="layer tables: vgg16, resnet50 (default both)")
     p.add_argument("--array", default="12x12", help="PE array (default 12x12, fits the 156 "
                    "DSPs of an ECP5-85k)")
+
+
+def _add_campaign_command(sub):
+    """`campaign`: random programs and exploration points against the golden model."""
+    p = sub.add_parser(
+        "campaign", help="random programs (and exploration points) through the interpreter "
+        "and the generated hardware, compared value for value and cycle for cycle",
+        description="Draw well-formed random programs (pipelines, grids and systolic chains "
+        "of tasks with random loop nests, stream types and depths, local arrays, run-time ifs, "
+        "side inputs) and random stall patterns with hypothesis; run each in the interpreter "
+        "and in Amaranth's simulator (every --verilator-every-th also on Verilator) and compare "
+        "outputs and the schedule's cycle counts. A finding is shrunk to a small program and "
+        "written to --keep. Shards of 50 run on a local process pool or a Dask --cluster.")
+    p.add_argument("--count", type=int, default=1000, help="random programs (default 1000)")
+    p.add_argument("--expressions", type=int, default=0, help="random tensor expressions and "
+                   "maps of the exploration, simulated against numpy and the cost model")
+    p.add_argument("--seed", type=int, default=0, help="first shard's seed (default 0)")
+    p.add_argument("--verilator-every", type=int, default=0, help="also run every N-th "
+                   "program's cocotb testbench on Verilator (default 0: never)")
+    p.add_argument("--workers", type=int, default=None, help="local processes (default one "
+                   "per core)")
+    p.add_argument("--cluster", default=None, help="a Dask scheduler, tcp://host:port")
+    p.add_argument("--out", default="build/campaign", help="output folder (default "
+                   "build/campaign)")
+    p.add_argument("--keep", default=None, help="folder for shrunk findings (default "
+                   "<out>/findings; tests/programs/campaign keeps them as regression tests)")
 
 
 def parser():
@@ -107,6 +142,7 @@ def parser():
     p.add_argument("proofs", nargs="*", help="proof names (default: all; see --list)")
     p.add_argument("--list", action="store_true", help="list the proofs and their properties")
     p.add_argument("--out", default="build/formal", help="output folder (default build/formal)")
+    _add_campaign_command(sub)
     p = _add_design_options(sub.add_parser(
         "demo", help="build, simulate and time one design; one summary"))
     p.add_argument("--sim", default="auto", help="auto (default), verilator or icarus")
