@@ -41,3 +41,15 @@ def test_shards_split_the_count():
 def test_bad_campaign_arguments_are_clear_errors(kw, words, tmp_path):
     with pytest.raises(HwgenError, match=words):
         campaign(out=str(tmp_path), say=lambda text: None, **kw)
+
+
+def test_the_campaign_runs_the_same_on_a_dask_cluster(tmp_path):
+    from dask.distributed import LocalCluster
+    quiet = lambda text: None                                  # noqa: E731
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        on_dask = campaign(6, 4, first_seed=5, out=str(tmp_path / "dask"),
+                           cluster=cluster.scheduler_address, say=quiet)
+    local = campaign(6, 4, first_seed=5, out=str(tmp_path / "pool"), say=quiet)
+    assert on_dask["counts"] == local["counts"] and not on_dask["findings"]
+    assert on_dask["cases"] == 10
