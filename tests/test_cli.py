@@ -97,3 +97,10 @@ def test_build_says_when_the_host_ports_bound_the_interval(tmp_path, capsys):
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "interval_cycles 97 " in out and "lanes A=4, B=5, C=1" in out and "note:" not in out
+
+
+@pytest.mark.parametrize("args", [["--count", "0"], ["--count", "-3", "--expressions", "0"],
+                                  ["--count", "5", "--verilator-every", "-1"]])
+def test_campaign_with_bad_counts_is_a_clear_error(args, capsys, tmp_path):
+    assert main(["campaign", "--out", str(tmp_path)] + args) == 2
+    assert "error: --" in capsys.readouterr().err

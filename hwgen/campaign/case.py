@@ -51,11 +51,13 @@ def _plan(graph, lanes):
         return plan(graph)
 
 
-def _rtl(graph, problems, golden, gaps, seed, lanes=None):
-    """Run the Amaranth simulation without and with ``gaps``; the finding as text or ``""``."""
+def hardware_finding(plan, problems, golden, gaps, seed):
+    """Run ``plan``'s top in Amaranth's simulator without and with ``gaps`` and compare with
+    ``golden`` (per problem, name -> array) and the schedule's cycles; the finding as text or
+    ``""``."""
     from ..rtl.simhelpers import run_top
     from ..rtl.top import Top
-    top = Top(_plan(graph, lanes))
+    top = Top(plan)
     outs, cycles, done = run_top(top, problems)
     intervals = list(np.diff(done))
     if cycles[0] != top.expected_cycles:
@@ -95,7 +97,7 @@ def run_case(source, workdir, seed=0, gaps=(0.3, 0.3), lanes=None, verilator=Fal
         from ..ir.interp import run
         problems = [inputs(graph, seed * PROBLEMS + k) for k in range(PROBLEMS)]
         golden = [run(graph, p) for p in problems]
-        detail = _rtl(graph, problems, golden, gaps, seed, lanes)
+        detail = hardware_finding(_plan(graph, lanes), problems, golden, gaps, seed)
         if not detail and verilator:
             detail = _verilator(graph, workdir)
         status = "mismatch" if detail else "pass"

@@ -6,13 +6,13 @@ random stalls and compared with numpy and with the cost model's latency and cycl
 import time
 import traceback
 
-import numpy as np
 from hypothesis import strategies as st
 
 from ..dataflow.explore import explore
 from ..dataflow.expr import parse_expr
 from ..dataflow.generate import generate, reference
 from ..errors import HwgenError
+from .case import PROBLEMS, hardware_finding, inputs
 
 # (output, inputs) index lists; a drawn order of each operand's indices makes the variants.
 FAMILIES = {
@@ -40,8 +40,6 @@ def run_point(text, sizes, array, pick, gaps=(0.3, 0.3), seed=0):
     """One drawn point through generation and simulation; the result as in `case.run_case`
     (status ``pass``, ``empty`` when no map is realisable on the array, ``rejected``,
     ``unsupported``, ``mismatch``, ``hang`` or ``crash``)."""
-    from ..rtl.simhelpers import run_top
-    from ..rtl.top import Top
     from ..schedule import plan
     t0, status, detail = time.time(), "rejected", ""
     try:
@@ -51,22 +49,15 @@ def run_point(text, sizes, array, pick, gaps=(0.3, 0.3), seed=0):
             return {"status": "empty", "detail": "no realisable map", "seconds": 0.0}
         point = result.points[pick % len(result.points)]
         status, detail = "unsupported", f"point {point.id} of {len(result.points)}: "
-        top = Top(plan(generate(point.design)))
-        rng = np.random.default_rng(seed)
-        problems = [{t.name: rng.integers(t.dtype.min, t.dtype.max, t.shape, endpoint=True)
-                     for t in top.graph.inputs} for _ in range(3)]
-        golden = [reference(expr, result.sizes, p) for p in problems]
-        outs, cycles, done = run_top(top, problems)
-        found = []
-        if cycles[0] != point.cost.latency or list(np.diff(done)) != [point.cost.cycles] * 2:
-            found.append(f"timing: {cycles[0]} cycles then {list(np.diff(done))}, model "
-                         f"{point.cost.latency} then {point.cost.cycles}")
-        stalled = run_top(top, problems, *gaps, seed=seed)[0]
-        found += [f"mismatch ({how}, problem {k}): {name}" for how, got in
-                  (("no stall", outs), (f"gaps {gaps}", stalled)) for k, want in
-                  enumerate(golden) for name in want if not np.array_equal(got[k][name],
-                                                                          want[name])]
-        status, detail = ("mismatch" if found else "pass"), detail + "; ".join(found)
+        p = plan(generate(point.design))
+        problems = [inputs(p.graph, seed * PROBLEMS + k) for k in range(PROBLEMS)]
+        golden = [reference(expr, result.sizes, x) for x in problems]
+        found = ""
+        if (point.cost.latency, point.cost.cycles) != (p.expected_cycles, p.interval_cycles):
+            found = (f"cost model: latency {point.cost.latency}, cycles {point.cost.cycles}; "
+                     f"schedule {p.expected_cycles}, {p.interval_cycles}")
+        found = found or hardware_finding(p, problems, golden, gaps, seed)
+        status, detail = ("mismatch" if found else "pass"), detail + found
     except HwgenError as e:
         detail += str(e)
         status = "hang" if str(e).startswith("simulation stopped after") else status

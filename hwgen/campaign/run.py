@@ -12,6 +12,7 @@ import os
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
+from ..errors import HwgenError
 from .case import run_case
 from .exploration import expression_points, run_point
 from .programs import programs, stalls
@@ -118,13 +119,18 @@ def replay(path, workdir):
     """Run a case `keep` wrote again; the result as `case.run_case` gives it."""
     with open(path) as f:
         text = f.read()
-    if path.endswith(".json"):
-        case = json.loads(text)
-        return run_point(case["expr"], case["sizes"], tuple(case["array"]), case["pick"],
-                         tuple(case["gaps"]), case["seed"])
-    case = json.loads(text.splitlines()[0].removeprefix("# campaign: "))
-    return run_case(text, workdir, seed=case["seed"], gaps=tuple(case["gaps"]),
-                    lanes=case["lanes"])
+    try:
+        if path.endswith(".json"):
+            case = json.loads(text)
+            return run_point(case["expr"], case["sizes"], tuple(case["array"]), case["pick"],
+                             tuple(case["gaps"]), case["seed"])
+        case = json.loads(text.splitlines()[0].removeprefix("# campaign: "))
+        seed, gaps, lanes = case["seed"], tuple(case["gaps"]), case["lanes"]
+    except (ValueError, KeyError, TypeError, IndexError) as e:
+        raise HwgenError(f"{path} is not a case the campaign kept (a design file starting "
+                         f"with '# campaign: {{\"seed\": ...}}', or a point's JSON): {e!r}",
+                         (path, 1)) from None
+    return run_case(text, workdir, seed=seed, gaps=gaps, lanes=lanes)
 
 
 def total(results):

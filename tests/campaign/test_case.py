@@ -4,9 +4,10 @@ import os
 import numpy as np
 import pytest
 
-from hwgen.campaign.case import _rtl, inputs, run_case
+from hwgen.campaign.case import hardware_finding, inputs, run_case
 from hwgen.ir.interp import run
 from hwgen.pipeline import load_design
+from hwgen.schedule import plan
 from tests.conftest import program
 
 SOURCE = open(program("fifo_skew")).read()
@@ -23,7 +24,7 @@ def test_a_wrong_golden_value_is_a_mismatch():
     golden = [run(graph, p) for p in problems]
     golden[1]["C"] = golden[1]["C"].copy()
     golden[1]["C"][3] += 1
-    found = _rtl(graph, problems, golden, (0.3, 0.3), 0)
+    found = hardware_finding(plan(graph), problems, golden, (0.3, 0.3), 0)
     assert found.startswith("mismatch") and "C[3]" in found and "problem 1" in found
 
 

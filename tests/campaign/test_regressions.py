@@ -7,6 +7,7 @@ import os
 import pytest
 
 from hwgen.campaign import run
+from hwgen.errors import HwgenError
 from tests.conftest import PROGRAMS
 
 KEPT = sorted(glob.glob(os.path.join(PROGRAMS, "campaign", "*.py")) +
@@ -27,3 +28,12 @@ def test_an_exploration_point_replays(tmp_path):
     result = run.replay(str(path), str(tmp_path))
     assert result["status"] == "pass", result["detail"]
     assert result["detail"].startswith("point ")      # pick 4 modulo the points explored
+
+
+@pytest.mark.parametrize("name,text", [("a.py", "import hwgen\n"), ("b.json", "{\"expr\": 1}"),
+                                       ("c.json", "not json")])
+def test_a_file_the_campaign_did_not_keep_is_a_clear_error(name, text, tmp_path):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(HwgenError, match=f"{name}:1: .* is not a case the campaign kept"):
+        run.replay(str(path), str(tmp_path))
