@@ -1,0 +1,244 @@
+"""Run problems on an accelerator from Python, on a board or in simulation, with one API.
+
+::
+
+    from hwgen.driver import Accelerator
+    with Accelerator.simulate("hwgen/examples/gemm_os.py", params={"M": 4, "N": 4, "K": 16}) as acc:
+        C = acc.run(A=a, B=b)["C"]
+    with Accelerator.open("build/gemm_os/bitstream_ulx3s-85f/design.json", "/dev/ttyUSB0") as acc:
+        C = acc.run(A=a, B=b)["C"]
+
+The design sits behind the UART bridge (`hwgen.rtl.bridge`) and speaks `hwgen.protocol`. The
+driver sends every input tensor in frames of at most a chunk, one unacknowledged frame per port
+at a time (the bridge acknowledges a frame when its buffer has room for the next), sends its
+unacknowledged frames again when the bridge answers with an error or stays silent, and collects
+the outputs. Several problems are pipelined: ``run_many`` keeps every port busy across them.
+"""
+import json
+import os
+
+import numpy as np
+
+from .errors import HwgenError
+from .host import element_type
+from .protocol import ACK, ERROR, ERRORS, OVERHEAD, Decoder, frame, from_bytes, to_bytes
+
+__all__ = ["Accelerator", "SerialLine"]
+
+
+class SerialLine:
+    """A byte transport on a serial port (pyserial), for `Accelerator`."""
+
+    def __init__(self, port, baud):
+        import serial                                   # only needed for a board
+        try:
+            self._port = serial.Serial(port, int(baud), timeout=0)
+        except (serial.SerialException, ValueError) as e:
+            raise HwgenError(f"cannot open serial port {port!r} at {int(baud)} baud: {e}") from None
+
+    def write(self, data):
+        self._port.write(data)
+
+    def read(self, timeout):
+        self._port.timeout = timeout
+        first = self._port.read(1)
+        return first + self._port.read(self._port.in_waiting) if first else b""
+
+    def now(self):
+        import time
+        return time.monotonic()
+
+    def close(self):
+        self._port.close()
+
+
+class Accelerator:
+    """A bridged design: ``run(**inputs)`` on numpy arrays returns its outputs.
+
+    Parameters
+    ----------
+    manifest : dict
+        design.json of a bridged design (it has a ``bridge`` key).
+    line : transport
+        ``write(bytes)``, ``read(timeout) -> bytes``, ``now() -> seconds``, ``close()``.
+    timeout : float
+        Seconds (of the line's time) without any answer before frames are sent again.
+    retries : int
+        Times frames are sent again before the run fails.
+    """
+
+    def __init__(self, manifest, line, timeout=1.0, retries=5):
+        if "bridge" not in manifest:
+            raise HwgenError("this design.json has no 'bridge' key: build the design with the "
+                             "bridge (make bitstream or make run) and use that design.json")
+        self.manifest, self.line, self.timeout, self.retries = manifest, line, timeout, retries
+        chunks = {p["name"]: p for p in manifest["bridge"]["ports"]}
+        self.ports = [dict(p, **chunks[p["name"]]) for p in manifest["ports"]]
+        self.inputs = [p for p in self.ports if p["dir"] == "in"]
+        self.outputs = [p for p in self.ports if p["dir"] == "out"]
+        self._seq = {p["id"]: 0 for p in self.ports}
+        self.errors = []            # error codes the bridge answered with, in order
+        self.stats = {}
+
+    @classmethod
+    def open(cls, design_json, port, **kwargs):
+        """The bitstream's design (its design.json) on a board at serial ``port``."""
+        manifest = _read_manifest(design_json)
+        return cls(manifest, SerialLine(port, manifest["bridge"]["baud"]), **kwargs)
+
+    @classmethod
+    def simulate(cls, design, params=None, **kwargs):
+        """The design in Amaranth's simulator behind the same bridge: ``design`` is a program
+        (with ``params``) or a design.json that records its ``source``."""
+        from .flow.bridge_sim import simulate
+        from .pipeline import load_design
+        if str(design).endswith(".json"):
+            manifest = _read_manifest(design)
+            if "source" not in manifest:
+                raise HwgenError(f"{design} does not record its program ('source'); "
+                                 "simulate the program file instead")
+            design, params = manifest["source"], manifest["params"]
+        info, line = simulate(load_design(design, params), source=design)
+        return cls(info, line, **kwargs)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self.line.close()
+
+    def run(self, **inputs):
+        """One problem: the output tensors (int64 arrays) by name."""
+        return self.run_many([inputs])[0]
+
+    def run_many(self, problems):
+        """Several problems back to back; a list of their outputs."""
+        problems = list(problems)
+        if not problems:
+            raise HwgenError("run_many needs at least one problem")
+        queues = {p["id"]: [] for p in self.inputs}
+        for inputs in problems:
+            for p in self.inputs:
+                data = to_bytes(self._checked(inputs, p), p["dtype"])
+                size = p["chunk"] * p["element_bytes"]
+                queues[p["id"]] += [data[k:k + size] for k in range(0, len(data), size)]
+            extra = set(inputs) - {p["name"] for p in self.inputs}
+            if extra:
+                raise HwgenError(f"unknown input(s) {sorted(extra)}; the design takes "
+                                 + ", ".join(p["name"] for p in self.inputs))
+        received = self._exchange(queues, len(problems))
+        results = []
+        for n in range(len(problems)):
+            out = {}
+            for p in self.outputs:
+                size = int(np.prod(p["shape"])) * p["element_bytes"]
+                out[p["name"]] = from_bytes(received[p["id"]][n * size:(n + 1) * size],
+                                            p["dtype"], p["shape"])
+            results.append(out)
+        return results
+
+    def _checked(self, inputs, port):
+        name, shape = port["name"], tuple(port["shape"])
+        if name not in inputs:
+            raise HwgenError(f"missing input {name!r} (shape {shape}, {port['dtype']})")
+        value = np.asarray(inputs[name])
+        if value.shape != shape or not np.issubdtype(value.dtype, np.integer):
+            raise HwgenError(f"input {name!r} must be an integer array of shape {shape}, "
+                             f"not {value.dtype} {value.shape}")
+        bits, signed = element_type(port["dtype"])
+        low, high = (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << bits) - 1)
+        if value.size and (value.min() < low or value.max() > high):
+            raise HwgenError(f"input {name!r} has values outside {port['dtype']} "
+                             f"({low}..{high}): {value.min()}..{value.max()}")
+        return value
+
+    def _exchange(self, queues, problems):
+        """Send every queued frame, one unacknowledged per port, and collect the outputs."""
+        want = {p["id"]: problems * int(np.prod(p["shape"])) * p["element_bytes"]
+                for p in self.outputs}
+        received = {i: bytearray() for i in want}
+        outstanding = {i: None for i in queues}
+        decoder, start = Decoder(), self.line.now()
+        heard, retries = start, 0
+        sent = {"frames": 0, "payload": sum(len(c) for q in queues.values() for c in q),
+                "resent": 0, "last_ack": start}
+        while any(len(received[i]) < n for i, n in want.items()) or any(outstanding.values()):
+            for i, queue in queues.items():
+                if outstanding[i] is None and queue:
+                    outstanding[i] = (self._seq[i], frame(i, self._seq[i], queue.pop(0)))
+                    self._seq[i] = (self._seq[i] + 1) % 256
+                    self.line.write(outstanding[i][1])
+                    sent["frames"] += 1
+            frames = decoder.feed(self.line.read(self.timeout / 20))
+            if frames:
+                heard, retries = self.line.now(), 0
+            for f in frames:
+                self._take(f, outstanding, received, sent)
+            if self.line.now() - heard > self.timeout:
+                retries += 1
+                if retries > self.retries:
+                    raise HwgenError(self._stuck(received, want, outstanding))
+                self._resend(outstanding, sent)
+                heard = self.line.now()
+        self._account(start, sent, received)
+        return received
+
+    def _take(self, f, outstanding, received, sent):
+        if f.id == ERROR:
+            self.errors.append(f.seq)
+            self._resend(outstanding, sent)
+        elif f.id & ACK and (f.id & ~ACK) in outstanding:
+            i = f.id & ~ACK
+            if outstanding[i] is not None and outstanding[i][0] == f.seq:
+                outstanding[i] = None
+                sent["last_ack"] = self.line.now()
+        elif f.id in received:
+            if f.seq != self._seq[f.id]:
+                raise HwgenError(f"output frame {f.seq} of {self.ports[f.id]['name']} arrived "
+                                 f"where {self._seq[f.id]} was expected: a frame was lost")
+            self._seq[f.id] = (self._seq[f.id] + 1) % 256
+            received[f.id] += f.payload
+        else:
+            raise HwgenError(f"the bridge sent an unknown frame {f}: is the board running the "
+                             "bitstream of this design.json?")
+
+    def _resend(self, outstanding, sent):
+        for entry in outstanding.values():
+            if entry is not None:
+                self.line.write(entry[1])
+                sent["resent"] += 1
+
+    def _stuck(self, received, want, outstanding):
+        waiting = [f"{self.ports[i]['name']}: {len(received[i])} of {n} bytes"
+                   for i, n in want.items() if len(received[i]) < n]
+        unacked = [self.ports[i]["name"] for i, e in outstanding.items() if e is not None]
+        errors = ", ".join(ERRORS.get(c, str(c)) for c in self.errors[-3:]) or "none"
+        return (f"no answer from the bridge for {self.timeout} s, {self.retries} times: outputs "
+                f"waiting ({'; '.join(waiting) or 'none'}), frames unacknowledged "
+                f"({', '.join(unacked) or 'none'}), last errors: {errors}")
+
+    def _account(self, start, sent, received):
+        """``stats``: bytes and seconds of the last run, and the line's share of its rate."""
+        bridge = self.manifest["bridge"]
+        line_rate = bridge["baud"] / 10
+        inputs = max(sent["last_ack"] - start, 1e-12)
+        self.stats = {"seconds": self.line.now() - start, "frames_sent": sent["frames"],
+                      "frames_resent": sent["resent"], "payload_bytes_in": sent["payload"],
+                      "payload_bytes_out": sum(len(r) for r in received.values()),
+                      "line_bytes_per_s": line_rate, "input_seconds": inputs,
+                      "input_bytes_per_s": sent["payload"] / inputs,
+                      "overhead_bytes_per_frame": OVERHEAD}
+
+
+def _read_manifest(path):
+    if not os.path.exists(path):
+        raise HwgenError(f"{path} does not exist: build the design first (make bitstream or "
+                         "make run writes it)")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise HwgenError(f"{path} is not a readable design.json: {e}") from None

@@ -1,0 +1,114 @@
+"""The bridged design in Amaranth's simulator, behind the same byte transport as a serial port.
+
+`SimulatedLine` drives the design's ``rx`` line and decodes its ``tx`` line bit by bit at the
+UART's rate, so the driver's bytes go through the real receiver, frame checker, buffers, design,
+framer and transmitter. Time is the simulation's: ``now()`` is simulated seconds, and ``read``
+waits in simulated time.
+"""
+import os
+
+from amaranth.sim import Simulator
+
+from ..rtl.bridge import Bridged
+from ..schedule import plan
+from .verilog import manifest as design_manifest
+
+__all__ = ["SimulatedLine", "simulate"]
+
+# Simulated clock and line of `make run PORT=sim`: 3 Mbaud at 12 MHz (as the iCEBreaker can),
+# the fewest clock cycles per bit the UART takes, so that the simulation spends its time on bytes.
+CLOCK_HZ, DIVISOR = 12_000_000, 4
+
+
+class SimulatedLine:
+    """A byte transport (``write``, ``read``, ``now``) into a simulated `Bridged` design.
+
+    Parameters
+    ----------
+    dut : Bridged
+    clock_hz : float
+        The simulated clock (sets ``now()`` and the line's byte time).
+    """
+
+    def __init__(self, dut, clock_hz):
+        self.dut, self.clock_hz = dut, clock_hz
+        self._to_device = bytearray()
+        self._from_device = bytearray()
+        self.bytes_sent = 0
+        self._sim = Simulator(dut)
+        self._sim.add_clock(1 / clock_hz)
+        self._sim.add_testbench(self._drive_rx, background=True)
+        self._sim.add_testbench(self._sample_tx, background=True)
+        self._cycles = 0
+
+    def write(self, data):
+        """Queue bytes for the design's ``rx`` line (sent back to back, as a UART would)."""
+        self._to_device += data
+
+    def read(self, timeout):
+        """The bytes received so far, waiting up to ``timeout`` simulated seconds for one."""
+        end = self._cycles + max(1, int(timeout * self.clock_hz))
+        step = 20 * self.dut.divisor                      # two byte times
+        while not self._from_device and self._cycles < end:
+            self._cycles = min(end, self._cycles + step)
+            self._sim.run_until(self._cycles / self.clock_hz)
+        data = bytes(self._from_device)
+        self._from_device.clear()
+        return data
+
+    def now(self):
+        return self._cycles / self.clock_hz
+
+    def pending(self):
+        """Bytes written but not yet on the line."""
+        return len(self._to_device)
+
+    def close(self):
+        pass
+
+    # Both lines change and are sampled half a clock period away from the clock's edges.
+    async def _drive_rx(self, ctx):
+        bit_time = self.dut.divisor / self.clock_hz
+        ctx.set(self.dut.rx, 1)
+        await ctx.delay(0.5 / self.clock_hz)
+        while True:
+            if not self._to_device:
+                await ctx.delay(bit_time)
+                continue
+            byte = self._to_device.pop(0)
+            self.bytes_sent += 1
+            for bit in [0] + [(byte >> i) & 1 for i in range(8)] + [1]:
+                ctx.set(self.dut.rx, bit)
+                await ctx.delay(bit_time)
+
+    async def _sample_tx(self, ctx):
+        bit_time = self.dut.divisor / self.clock_hz
+        while True:
+            await ctx.negedge(self.dut.tx)
+            await ctx.delay((self.dut.divisor // 2 + 0.5) / self.clock_hz)
+            if ctx.get(self.dut.tx):
+                continue                                    # not a start bit
+            byte = 0
+            for i in range(8):
+                await ctx.delay(bit_time)
+                byte |= ctx.get(self.dut.tx) << i
+            await ctx.delay(bit_time)
+            if ctx.get(self.dut.tx):                        # the stop bit
+                self._from_device.append(byte)
+
+
+def simulate(graph, source=None, clock_hz=CLOCK_HZ, divisor=DIVISOR, chunk=256, timeout=None):
+    """The bridged design of ``graph`` in simulation: (design.json's dictionary with its
+    ``bridge`` key, a `SimulatedLine`)."""
+    dut = Bridged(plan(graph, lanes=1), divisor, chunk=chunk, timeout=timeout)
+    info = design_manifest_of(dut, source)
+    info["bridge"] = dut.manifest(clock_hz)
+    return info, SimulatedLine(dut, clock_hz)
+
+
+def design_manifest_of(dut, source=None):
+    """design.json's dictionary for the design inside ``dut`` (Verilog not written)."""
+    info = design_manifest(dut.top, [])
+    if source is not None:
+        info["source"] = os.path.abspath(source)
+    return info

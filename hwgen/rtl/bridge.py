@@ -1,0 +1,104 @@
+"""The accelerator behind a UART host bridge: what a board runs and `hwgen.driver` talks to.
+
+``Bridged`` holds the generated `Top` (one element per beat), a `UARTReceiver` feeding a
+`FrameReceiver`, and a `FrameSender` feeding a `UARTTransmitter`. The protocol is
+`hwgen.protocol`; `Bridged.manifest` is what design.json's ``bridge`` key records of it.
+"""
+import numpy as np
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out, connect
+
+from ..errors import HwgenError
+from ..protocol import element_bytes
+from ..schedule.plan import Plan
+from .bridge_in import BridgePort, FrameReceiver
+from .bridge_out import FrameSender
+from .top import Top
+from .uart import UARTReceiver, UARTTransmitter
+
+__all__ = ["Bridged", "bridge_ports"]
+
+
+def bridge_ports(graph, chunk):
+    """A `BridgePort` per tensor, ids in design.json's port order; ``chunk`` bytes per frame."""
+    ports = []
+    for k, t in enumerate(graph.tensors.values()):
+        width = element_bytes(t.dtype)
+        ports.append(BridgePort(k, t.name, t.dtype.bits, width, max(1, chunk // width),
+                                int(np.prod(t.shape))))
+    return ports
+
+
+class Bridged(wiring.Component):
+    """The design of ``plan`` on a UART.
+
+    Parameters
+    ----------
+    plan : schedule.Plan
+        Planned with one lane per tensor (``plan(graph, lanes=1)``).
+    divisor : int
+        Clock cycles per UART bit (clock / baud rate), at least 4.
+    chunk : int
+        Most payload bytes in one frame (a power of two; the input buffers hold two chunks).
+    timeout : int
+        Cycles of line silence that end a truncated frame; default 64 bit times.
+
+    Attributes
+    ----------
+    rx : In(1)
+        The host's transmit line, idle high.
+    tx : Out(1)
+        The line to the host.
+    """
+
+    rx: In(1, init=1)
+    tx: Out(1, init=1)
+
+    def __init__(self, plan, divisor, chunk=256, timeout=None):
+        if not isinstance(plan, Plan):
+            raise TypeError(f"Bridged takes a hwgen.schedule.plan(graph, lanes=1), not {plan!r}")
+        if any(n != 1 for n in plan.lanes.values()):
+            raise HwgenError("the bridge carries one element per beat: plan(graph, lanes=1)")
+        if isinstance(divisor, bool) or not isinstance(divisor, int) or divisor < 4:
+            raise HwgenError(f"the UART needs at least 4 clock cycles per bit, not {divisor!r}")
+        if not isinstance(chunk, int) or chunk < 8 or chunk & (chunk - 1) or chunk > 32768:
+            raise HwgenError(f"chunk must be a power of two from 8 to 32768 bytes, not {chunk!r}")
+        self._plan, self._divisor, self._chunk = plan, divisor, chunk
+        self._timeout = timeout or 64 * divisor
+        self._ports = bridge_ports(plan.graph, chunk)
+        self._top = Top(plan)
+        super().__init__()
+
+    plan = property(lambda self: self._plan)
+    top = property(lambda self: self._top)
+    divisor = property(lambda self: self._divisor)
+    chunk = property(lambda self: self._chunk)
+    timeout = property(lambda self: self._timeout)
+
+    def manifest(self, clock_hz):
+        """design.json's ``bridge`` key: the line, and per port its id and chunk."""
+        return {"clock_hz": clock_hz, "baud": clock_hz / self.divisor, "divisor": self.divisor,
+                "timeout_cycles": self.timeout, "chunk_bytes": self.chunk,
+                "ports": [{"name": p.name, "id": p.id, "element_bytes": p.element_bytes,
+                           "chunk": p.chunk} for p in self._ports]}
+
+    def elaborate(self, platform):
+        m = Module()
+        graph = self.plan.graph
+        m.submodules.top = top = self.top
+        inputs = [p for p in self._ports if graph.tensors[p.name].direction == "in"]
+        outputs = [p for p in self._ports if graph.tensors[p.name].direction == "out"]
+        m.submodules.uart_rx = rx = UARTReceiver(self.divisor)
+        m.submodules.receiver = receiver = FrameReceiver(inputs, self.timeout)
+        m.submodules.sender = sender = FrameSender(outputs)
+        m.submodules.uart_tx = tx = UARTTransmitter(self.divisor)
+        m.d.comb += [rx.rx.eq(self.rx), self.tx.eq(tx.tx),
+                     receiver.byte.eq(rx.data), receiver.byte_valid.eq(rx.valid)]
+        for p in inputs:
+            connect(m, getattr(receiver, f"in_{p.name}"), getattr(top, p.name))
+        for p in outputs:
+            connect(m, getattr(top, p.name), getattr(sender, f"out_{p.name}"))
+        connect(m, receiver.reply, sender.reply)
+        connect(m, sender.bytes, tx.data)
+        return m
