@@ -9,8 +9,9 @@
         C = acc.run(A=a, B=b)["C"]
 
 The design sits behind the UART bridge (`hwgen.rtl.bridge`) and speaks `hwgen.protocol`. The
-driver sends every input tensor in frames of at most a chunk, one unacknowledged frame per port
-at a time (the bridge acknowledges a frame when its buffer has room for the next), sends its
+driver sends every input tensor in frames of at most a chunk, at most ``WINDOW`` (2)
+unacknowledged frames per port (the bridge acknowledges when its buffer has room for two
+more), sends its
 unacknowledged frames again when the bridge answers with an error or stays silent, and collects
 the outputs. Several problems are pipelined: ``run_many`` keeps every port busy across them.
 """
@@ -21,7 +22,8 @@ import numpy as np
 
 from .errors import HwgenError
 from .host import element_type
-from .protocol import ACK, ERROR, ERRORS, OVERHEAD, Decoder, frame, from_bytes, to_bytes
+from .protocol import (ACK, ERROR, ERRORS, OVERHEAD, WINDOW, Decoder, frame, from_bytes,
+                       to_bytes)
 
 __all__ = ["Accelerator", "SerialLine"]
 
@@ -68,9 +70,7 @@ class Accelerator:
     """
 
     def __init__(self, manifest, line, timeout=1.0, retries=5):
-        if "bridge" not in manifest:
-            raise HwgenError("this design.json has no 'bridge' key: build the design with the "
-                             "bridge (make bitstream or make run) and use that design.json")
+        _check_bridged(manifest)
         self.manifest, self.line, self.timeout, self.retries = manifest, line, timeout, retries
         chunks = {p["name"]: p for p in manifest["bridge"]["ports"]}
         self.ports = [dict(p, **chunks[p["name"]]) for p in manifest["ports"]]
@@ -84,22 +84,46 @@ class Accelerator:
     def open(cls, design_json, port, **kwargs):
         """The bitstream's design (its design.json) on a board at serial ``port``."""
         manifest = _read_manifest(design_json)
+        _check_bridged(manifest)
         return cls(manifest, SerialLine(port, manifest["bridge"]["baud"]), **kwargs)
 
     @classmethod
     def simulate(cls, design, params=None, **kwargs):
         """The design in Amaranth's simulator behind the same bridge: ``design`` is a program
-        (with ``params``) or a design.json that records its ``source``."""
+        file (with ``params``), a design.json that records its ``source``, or a task graph."""
         from .flow.bridge_sim import simulate
         from .pipeline import load_design
-        if str(design).endswith(".json"):
-            manifest = _read_manifest(design)
-            if "source" not in manifest:
-                raise HwgenError(f"{design} does not record its program ('source'); "
-                                 "simulate the program file instead")
-            design, params = manifest["source"], manifest["params"]
-        info, line = simulate(load_design(design, params), source=design)
+        source = None
+        if isinstance(design, (str, os.PathLike)):
+            source = str(design)
+            if source.endswith(".json"):
+                manifest = _read_manifest(source)
+                if "source" not in manifest:
+                    raise HwgenError(f"{source} does not record its program ('source'); "
+                                     "simulate the program file instead")
+                source, params = manifest["source"], manifest["params"]
+            design = load_design(source, params)
+        info, line = simulate(design, source=source)
+        # Silence worth a few problems or 400 bytes of simulated time, not a board's second.
+        kwargs.setdefault("timeout", max(4000, 4 * info["expected_cycles"]) / line.clock_hz)
         return cls(info, line, **kwargs)
+
+    @classmethod
+    def on_board(cls, graph, board, port, out_dir, progress=None, **kwargs):
+        """Build ``graph``'s bridge bitstream for ``board``, program it (openFPGALoader, when
+        installed; otherwise print the command) and open it at serial ``port``."""
+        import shutil
+        import subprocess
+        from .flow.board import bitstream
+        path, _ = bitstream(graph, out_dir, board, progress=progress)
+        command = ["openFPGALoader", "-b", "ulx3s" if board.startswith("ulx3s") else board, path]
+        if shutil.which(command[0]):
+            if subprocess.run(command).returncode != 0:
+                raise HwgenError(f"programming failed: {' '.join(command)}")
+        else:
+            print(f"openFPGALoader is not installed: program the board with\n  {' '.join(command)}"
+                  "\n(or your own tool); running against whatever the board holds now")
+        return cls.open(os.path.join(os.path.dirname(path), "design.json"), port, **kwargs)
 
     def __enter__(self):
         return self
@@ -160,21 +184,23 @@ class Accelerator:
         want = {p["id"]: problems * int(np.prod(p["shape"])) * p["element_bytes"]
                 for p in self.outputs}
         received = {i: bytearray() for i in want}
-        outstanding = {i: None for i in queues}
-        decoder, start = Decoder(), self.line.now()
+        outstanding = {i: [] for i in queues}      # (seq, frame) not yet acknowledged
+        decoder = Decoder(max_payload=self.manifest["bridge"]["chunk_bytes"])
+        start = self.line.now()
         heard, retries = start, 0
         sent = {"frames": 0, "payload": sum(len(c) for q in queues.values() for c in q),
-                "resent": 0, "last_ack": start}
+                "resent": 0, "last_ack": start, "first_out": None}
         while any(len(received[i]) < n for i, n in want.items()) or any(outstanding.values()):
             for i, queue in queues.items():
-                if outstanding[i] is None and queue:
-                    outstanding[i] = (self._seq[i], frame(i, self._seq[i], queue.pop(0)))
+                while len(outstanding[i]) < WINDOW and queue:
+                    outstanding[i].append((self._seq[i], frame(i, self._seq[i], queue.pop(0))))
                     self._seq[i] = (self._seq[i] + 1) % 256
-                    self.line.write(outstanding[i][1])
+                    self.line.write(outstanding[i][-1][1])
                     sent["frames"] += 1
-            frames = decoder.feed(self.line.read(self.timeout / 20))
-            if frames:
+            data = self.line.read(self.timeout / 20)
+            if data:
                 heard, retries = self.line.now(), 0
+            frames = decoder.feed(data)
             for f in frames:
                 self._take(f, outstanding, received, sent)
             if self.line.now() - heard > self.timeout:
@@ -191,9 +217,10 @@ class Accelerator:
             self.errors.append(f.seq)
             self._resend(outstanding, sent)
         elif f.id & ACK and (f.id & ~ACK) in outstanding:
-            i = f.id & ~ACK
-            if outstanding[i] is not None and outstanding[i][0] == f.seq:
-                outstanding[i] = None
+            # Acknowledges its frame and those before it (a stale repeat names an older one).
+            pending = outstanding[f.id & ~ACK]
+            while pending and (f.seq - pending[0][0]) % 256 < 128:
+                pending.pop(0)
                 sent["last_ack"] = self.line.now()
         elif f.id in received:
             if f.seq != self._seq[f.id]:
@@ -201,20 +228,24 @@ class Accelerator:
                                  f"where {self._seq[f.id]} was expected: a frame was lost")
             self._seq[f.id] = (self._seq[f.id] + 1) % 256
             received[f.id] += f.payload
+            if sent["first_out"] is None:
+                # When the frame began: its bytes took 10 bit times each.
+                byte_time = 10 / self.manifest["bridge"]["baud"]
+                sent["first_out"] = self.line.now() - (len(f.payload) + OVERHEAD) * byte_time
         else:
             raise HwgenError(f"the bridge sent an unknown frame {f}: is the board running the "
                              "bitstream of this design.json?")
 
     def _resend(self, outstanding, sent):
-        for entry in outstanding.values():
-            if entry is not None:
-                self.line.write(entry[1])
+        for pending in outstanding.values():
+            for _, data in pending:
+                self.line.write(data)
                 sent["resent"] += 1
 
     def _stuck(self, received, want, outstanding):
         waiting = [f"{self.ports[i]['name']}: {len(received[i])} of {n} bytes"
                    for i, n in want.items() if len(received[i]) < n]
-        unacked = [self.ports[i]["name"] for i, e in outstanding.items() if e is not None]
+        unacked = [self.ports[i]["name"] for i, e in outstanding.items() if e]
         errors = ", ".join(ERRORS.get(c, str(c)) for c in self.errors[-3:]) or "none"
         return (f"no answer from the bridge for {self.timeout} s, {self.retries} times: outputs "
                 f"waiting ({'; '.join(waiting) or 'none'}), frames unacknowledged "
@@ -225,12 +256,21 @@ class Accelerator:
         bridge = self.manifest["bridge"]
         line_rate = bridge["baud"] / 10
         inputs = max(sent["last_ack"] - start, 1e-12)
+        out = sum(len(r) for r in received.values())
+        outputs = max(self.line.now() - (sent["first_out"] or start), 1e-12)
         self.stats = {"seconds": self.line.now() - start, "frames_sent": sent["frames"],
                       "frames_resent": sent["resent"], "payload_bytes_in": sent["payload"],
-                      "payload_bytes_out": sum(len(r) for r in received.values()),
+                      "payload_bytes_out": out, "output_seconds": outputs,
+                      "output_bytes_per_s": out / outputs,
                       "line_bytes_per_s": line_rate, "input_seconds": inputs,
                       "input_bytes_per_s": sent["payload"] / inputs,
                       "overhead_bytes_per_frame": OVERHEAD}
+
+
+def _check_bridged(manifest):
+    if "bridge" not in manifest:
+        raise HwgenError("this design.json has no 'bridge' key: build the design with the "
+                         "bridge (make bitstream or make run) and use that design.json")
 
 
 def _read_manifest(path):
@@ -242,3 +282,36 @@ def _read_manifest(path):
             return json.load(f)
     except (OSError, json.JSONDecodeError) as e:
         raise HwgenError(f"{path} is not a readable design.json: {e}") from None
+
+
+def exercise(acc, graph, problems=5, seed=0, say=print):
+    """Run ``problems`` random problems on ``acc`` back to back and compare each with the
+    functional interpreter; print what was sent, what came back and where the time went.
+    Returns whether every problem matched."""
+    from .ir.interp import run
+    rng = np.random.default_rng(seed)
+    cases = []
+    for _ in range(problems):
+        inputs = {}
+        for p in acc.inputs:
+            bits, signed = element_type(p["dtype"])
+            low, high = (-(1 << bits - 1), 1 << bits - 1) if signed else (0, 1 << bits)
+            inputs[p["name"]] = rng.integers(low, high, size=p["shape"])
+        cases.append(inputs)
+    outputs = acc.run_many(cases)
+    good = True
+    for n, (inputs, got) in enumerate(zip(cases, outputs)):
+        want = run(graph, inputs)
+        wrong = [name for name in got if not np.array_equal(got[name], want[name])]
+        good &= not wrong
+        say(f"problem {n}: " + ("PASS" if not wrong else f"FAIL ({', '.join(wrong)} differ)"))
+    s, bridge = acc.stats, acc.manifest["bridge"]
+    compute = problems * acc.manifest["interval_cycles"] / bridge["clock_hz"]
+    say(f"{s['payload_bytes_in']} payload bytes in ({s['frames_sent']} frames, "
+        f"{s['frames_resent']} sent again), {s['payload_bytes_out']} out, in {s['seconds']:.4f} s "
+        f"of the line's time: {problems / s['seconds']:.1f} problems/s")
+    say(f"input: {s['input_bytes_per_s'] / 1e3:.1f} kB/s = "
+        f"{s['input_bytes_per_s'] / s['line_bytes_per_s']:.1%} of the "
+        f"{s['line_bytes_per_s'] / 1e3:.0f} kB/s line ({bridge['baud'] / 1e6:g} Mbaud); "
+        f"compute {compute * 1e6:.1f} us of it ({compute / s['seconds']:.2%}), the rest transfer")
+    return good

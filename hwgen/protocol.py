@@ -10,8 +10,10 @@ payload. ``id`` is the index of a tensor in design.json's ``ports`` list:
 - host → device: a chunk of an input tensor's elements (``seq`` counts that tensor's frames,
   modulo 256); a chunk holds at most ``chunk`` elements of the bridge (design.json ``bridge``);
 - device → host: a chunk of an output tensor's elements, ``seq`` counting likewise;
-- device → host, ``id = ACK | port``: the input frame ``seq`` of that port is committed and its
-  buffer has room for the next one (the host sends a port's next frame only after this);
+- device → host, ``id = ACK | port``: the input frames of that port up to ``seq`` are committed
+  and its buffer has room for `WINDOW` more: the host keeps at most `WINDOW` frames of a port
+  unacknowledged. A frame up to `WINDOW` behind the expected one is a repeat: acknowledged
+  again, not stored;
 - device → host, ``id = ERROR``: a frame was refused, ``seq`` is the reason (`ERRORS`). The
   bridge answers after the line has been silent for its timeout, drops every byte until then,
   and keeps every frame committed before: the host sends its unacknowledged frames again.
@@ -25,12 +27,13 @@ import numpy as np
 from .errors import HwgenError
 from .host import element_type
 
-__all__ = ["SYNC", "ACK", "ERROR", "ERRORS", "OVERHEAD", "crc16", "frame", "Frame", "Decoder",
+__all__ = ["SYNC", "ACK", "ERROR", "WINDOW", "ERRORS", "OVERHEAD", "crc16", "frame", "Frame", "Decoder",
            "element_bytes", "to_bytes", "from_bytes"]
 
 SYNC = 0xA5
 ACK = 0x80
 ERROR = 0xFF
+WINDOW = 2              # unacknowledged frames per input port
 OVERHEAD = 7            # sync, id, seq, two length bytes, two CRC bytes
 MAX_PAYLOAD = 0xFFFF
 ERRORS = {1: "bad CRC", 2: "unknown tensor id (not an input port)",
@@ -67,11 +70,14 @@ class Frame:
 
 class Decoder:
     """Turns received bytes into frames. Bytes outside a frame and frames whose CRC fails are
-    skipped (``bad`` counts the CRC failures); the search resumes after the failed sync byte."""
+    skipped (``bad`` counts the CRC failures); the search resumes after the failed sync byte.
+    A header announcing more than ``max_payload`` bytes is no frame's (a sync byte in noise):
+    skipping it at once keeps it from swallowing the frames behind it."""
 
-    def __init__(self):
+    def __init__(self, max_payload=MAX_PAYLOAD):
         self.buffer = bytearray()
         self.bad = 0
+        self.max_payload = max_payload
 
     def feed(self, data):
         """Add received bytes; return the frames they complete."""
@@ -87,6 +93,9 @@ class Decoder:
                 return frames
             length = self.buffer[3] | self.buffer[4] << 8
             end = 5 + length + 2
+            if length > self.max_payload:
+                del self.buffer[:1]
+                continue
             if len(self.buffer) < end:
                 return frames
             body = bytes(self.buffer[1:5 + length])

@@ -24,7 +24,7 @@ ALLOWED = {
     "pipeline": {"errors", "ir", "lang", "check"},
     "campaign": {"errors", "host", "ir", "lang", "check", "schedule", "dataflow", "rtl", "flow",
                  "pipeline"},
-    "driver": {"errors", "host", "protocol", "flow", "pipeline"},
+    "driver": {"errors", "host", "protocol", "ir", "flow", "pipeline"},
     "cli": {"errors", "host", "protocol", "driver", "ir", "lang", "check", "schedule", "dataflow", "mapping", "rtl",
             "flow", "pipeline", "cli_args", "campaign"},
     "cli_args": set(),

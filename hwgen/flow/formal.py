@@ -148,3 +148,15 @@ def report(results, path):
         json.dump([{"proof": r.proof.name, "what": r.proof.what, "mode": r.proof.mode,
                     "fault": r.fault, "passed": r.passed, "seconds": round(r.seconds, 1),
                     "trace": r.trace} for r in results], f, indent=1)
+
+
+def verdict(r):
+    """One line per proof run: a proof must pass, a fault must be caught."""
+    name = r.proof.name + (" (fault)" if r.fault else "")
+    if r.fault:
+        text = f"caught: {r.trace}" if not r.passed else f"NOT CAUGHT; see {r.log}"
+    elif r.passed:
+        text = "proven" if r.proof.mode == "prove" else f"holds for {r.depth} cycles from reset"
+    else:
+        text = f"FAILED: counterexample {r.trace or r.log}"
+    return f"{'PASS' if r.passed != r.fault else 'FAIL'} {name}: {text} [{r.seconds:.1f}s]"

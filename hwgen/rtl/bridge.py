@@ -10,7 +10,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out, connect
 
 from ..errors import HwgenError
-from ..protocol import element_bytes
+from ..protocol import WINDOW, element_bytes
 from ..schedule.plan import Plan
 from .bridge_in import BridgePort, FrameReceiver
 from .bridge_out import FrameSender
@@ -40,7 +40,7 @@ class Bridged(wiring.Component):
     divisor : int
         Clock cycles per UART bit (clock / baud rate), at least 4.
     chunk : int
-        Most payload bytes in one frame (a power of two; the input buffers hold two chunks).
+        Most payload bytes in one frame (a power of two; an input buffer holds four chunks).
     timeout : int
         Cycles of line silence that end a truncated frame; default 64 bit times.
 
@@ -79,7 +79,7 @@ class Bridged(wiring.Component):
     def manifest(self, clock_hz):
         """design.json's ``bridge`` key: the line, and per port its id and chunk."""
         return {"clock_hz": clock_hz, "baud": clock_hz / self.divisor, "divisor": self.divisor,
-                "timeout_cycles": self.timeout, "chunk_bytes": self.chunk,
+                "timeout_cycles": self.timeout, "chunk_bytes": self.chunk, "window": WINDOW,
                 "ports": [{"name": p.name, "id": p.id, "element_bytes": p.element_bytes,
                            "chunk": p.chunk} for p in self._ports]}
 

@@ -5,7 +5,9 @@ to the design only when the frame's CRC matches, so a damaged frame never reache
 A refused frame (bad CRC, unknown id, bad length, out of order, truncated) makes the receiver
 drop bytes until the line has been silent for ``timeout`` cycles, then answer with an error
 reply; frames committed before are kept. A committed frame is acknowledged once its buffer has
-room for a whole next chunk: that is the host's flow control (the UART itself has none).
+room for two more chunks: that is the host's flow control (the UART itself has none), which
+lets the host keep `WINDOW` = 2 frames per port unacknowledged and the line busy while an
+acknowledgement waits behind an output frame.
 """
 from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
@@ -14,7 +16,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2, exact_log2
 
-from ..protocol import ACK, ERROR, SYNC
+from ..protocol import ACK, ERROR, SYNC, WINDOW
 
 __all__ = ["Reply", "BridgePort", "ChunkBuffer", "FrameReceiver"]
 
@@ -35,8 +37,8 @@ class BridgePort:
 
     @property
     def capacity(self):
-        """Elements an input port buffers: two chunks (one arriving, one draining)."""
-        return 1 << ceil_log2(2 * self.chunk)
+        """Elements an input port buffers: a window of chunks arriving and one draining."""
+        return 1 << ceil_log2((WINDOW + 1) * self.chunk)
 
 
 class ChunkBuffer(wiring.Component):
@@ -138,7 +140,7 @@ class FrameReceiver(wiring.Component):
             with m.If(self.reply.ready):
                 m.d.sync += err["pending"].eq(0)
         for p, buf, st in zip(self._ports, self._buffers, self._state):
-            with m.Elif(st["ack"] & (buf.free >= p.chunk)):
+            with m.Elif(st["ack"] & (buf.free >= WINDOW * p.chunk)):
                 m.d.comb += [self.reply.valid.eq(1), self.reply.payload.id.eq(ACK | p.id),
                              self.reply.payload.seq.eq(st["ack_seq"])]
                 with m.If(self.reply.ready):
@@ -154,7 +156,8 @@ class FrameReceiver(wiring.Component):
             whole = (length & (p.element_bytes - 1)) == 0
             fits_chunk = (length != 0) & whole & (elements <= p.chunk)
             new = f["seq"] == st["expect"]
-            dup = f["seq"] == (st["expect"] - 1)[:8]
+            behind = (st["expect"] - f["seq"])[:8]
+            dup = (behind != 0) & (behind <= WINDOW)
             with m.If(f["ident"] == p.id):
                 m.d.comb += verdict.eq(Mux(~fits_chunk, BAD_LENGTH,
                                        Mux(~(new | dup), OUT_OF_ORDER,
@@ -239,13 +242,13 @@ class FrameReceiver(wiring.Component):
                 m.d.comb += [buf.w_data.eq(word[low:low + p.bits]), buf.w_en.eq(~f["dup"])]
 
     def _commit(self, m):
-        """A whole frame with a good CRC: a new one becomes visible; new or a repeat, it is
-        acknowledged (a repeat's acknowledgement was lost, or the host resent it after an
-        error reply)."""
+        """A whole frame with a good CRC: a new one becomes visible; new or a repeat (its
+        acknowledgement was lost, or the host resent it after an error reply), the port's
+        last committed frame is acknowledged, which acknowledges every frame before it."""
         f = self._frame
         for p, buf, st in zip(self._ports, self._buffers, self._state):
             with m.If(f["ident"] == p.id):
                 m.d.comb += buf.commit.eq(~f["dup"])
-                m.d.sync += [st["ack"].eq(1), st["ack_seq"].eq(f["seq"])]
+                m.d.sync += [st["ack"].eq(1), st["ack_seq"].eq(st["expect"] - 1)]
                 with m.If(~f["dup"]):
-                    m.d.sync += st["expect"].eq(st["expect"] + 1)
+                    m.d.sync += [st["expect"].eq(st["expect"] + 1), st["ack_seq"].eq(f["seq"])]
