@@ -27,7 +27,7 @@ SEEDS   ?= 1
 MEASUREARG = $(if $(or $(filter-out 0 no false,$(MEASURE)),$(CLUSTER)),--measure --seeds $(SEEDS)) \
 	$(if $(CLUSTER),--cluster $(CLUSTER))
 
-.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph dse layers bench clean iverilog formal campaign
+.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph dse layers bench clean iverilog formal campaign run
 
 all: demo
 
@@ -83,7 +83,16 @@ timing: setup
 	$(HWGEN) timing "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSEARG)
 
 bitstream: setup
-	$(HWGEN) bitstream $(DESIGN) --params "$(PARAMS)" $(OUTARG) --board $(BOARD)
+	$(HWGEN) bitstream "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --board $(BOARD) \
+	  $(if $(filter-out 0 no false,$(SELFTEST)),--selftest)
+
+# The Python driver through the UART bridge: PORT=sim (simulated line) or a serial device (builds
+# and programs the BOARD's bridge bitstream first); PROBLEMS random problems against the interpreter.
+PORT     ?= sim
+PROBLEMS ?= 5
+run: setup
+	$(HWGEN) run "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --port $(PORT) --board $(BOARD) \
+	  --problems $(PROBLEMS)
 
 graph: setup
 	$(HWGEN) graph "$(DESIGN)" --params "$(PARAMS)" $(if $(OUT),--out $(OUT)/graph.svg) $(DSEARG)

@@ -230,11 +230,13 @@ def cmd_timing(args):
 
 
 def cmd_bitstream(args):
-    from .flow.board import bitstream
-    graph = _graph(args)
-    steps = _Steps(4)
-    path, t = bitstream(graph, _out_dir(args), args.board, progress=steps)
-    print(f"bitstream: {path} (Fmax {t['fmax_mhz']:.1f} MHz, needs the board clock)")
+    from .flow.board import bitstream, board_spec
+    board_spec(args.board)
+    path, t = bitstream(_graph(args), _out_dir(args), args.board, args.selftest, _Steps(5))
+    _print_timing(t)
+    what = "LED self-test" if args.selftest else f"UART bridge at {t['baud']:,} baud"
+    print(f"bitstream: {path} ({what}; Fmax {t['fmax_mhz']:.1f} MHz >= the "
+          f"{t['clock_mhz']:g} MHz clock it needs)")
     return 0
 
 
@@ -332,7 +334,7 @@ def cmd_demo(args):
 
 
 def cmd_formal(args):
-    from .flow.formal import PROOFS, prove, report
+    from .flow.formal import PROOFS, prove, report, verdict
     from .flow.properties import FAULTS
     if args.list:
         for p in PROOFS:
@@ -355,8 +357,19 @@ def cmd_formal(args):
             results.append(prove(p, args.out, fault, graphs.get(p.name)))
     report(results, os.path.join(args.out, "formal.json"))
     for r in results:
-        print(_verdict(r))
+        print(verdict(r))
     return 0 if all(r.passed != r.fault for r in results) else 1
+
+
+def cmd_run(args):
+    from .driver import Accelerator, exercise
+    graph = _graph(args)
+    if args.port == "sim":
+        acc = Accelerator.simulate(graph)
+    else:
+        acc = Accelerator.on_board(graph, args.board, args.port, _out_dir(args), _Steps(6))
+    with acc:
+        return 0 if exercise(acc, graph, args.problems, args.seed) else 1
 
 
 def cmd_campaign(args):
@@ -364,18 +377,6 @@ def cmd_campaign(args):
     report = campaign(args.count, args.expressions, args.seed, args.out, args.keep,
                       args.workers, args.cluster, args.verilator_every)
     return 1 if report["findings"] or report["broken_shards"] else 0
-
-
-def _verdict(r):
-    """One line per proof run: a proof must pass, a fault must be caught."""
-    name = r.proof.name + (" (fault)" if r.fault else "")
-    if r.fault:
-        text = f"caught: {r.trace}" if not r.passed else f"NOT CAUGHT; see {r.log}"
-    elif r.passed:
-        text = "proven" if r.proof.mode == "prove" else f"holds for {r.depth} cycles from reset"
-    else:
-        text = f"FAILED: counterexample {r.trace or r.log}"
-    return f"{'PASS' if r.passed != r.fault else 'FAIL'} {name}: {text} [{r.seconds:.1f}s]"
 
 
 def main(argv=None):

@@ -62,8 +62,29 @@ def _add_flow_commands(sub):
     p.add_argument("--freq", type=float, default=None, help="target MHz (default 200 / 60)")
     p.add_argument("--seeds", type=int, nargs="+", default=[1], help="nextpnr seeds (median)")
     p = _add_design_options(sub.add_parser(
-        "bitstream", help="board bitstream running an on-board self-test"))
+        "bitstream", help="board bitstream: the design behind a UART host bridge"))
     p.add_argument("--board", default="ulx3s-85f", help="ulx3s-85f (default) or icebreaker")
+    p.add_argument("--selftest", action="store_true", help="the LED self-test instead of the "
+                   "bridge: on-board generated inputs, outputs checked against the interpreter")
+
+
+def _add_run_command(sub):
+    """`run`: random problems through the UART bridge, on a board or simulated."""
+    p = _add_design_options(sub.add_parser(
+        "run", help="send random problems through the UART host bridge (a board, or the "
+        "simulated design with --port sim) and compare the results with the interpreter",
+        description="With --port sim, the design behind its UART bridge runs in Amaranth's "
+        "simulator and the Python driver (hwgen.driver.Accelerator) talks to it bit by bit on "
+        "the simulated line (3 Mbaud at 12 MHz). With a serial device, the bridge bitstream "
+        "for --board is built, programmed with openFPGALoader (or the command is printed) and "
+        "the same driver talks to the board. Prints each problem's verdict, the bytes moved, "
+        "the share of the line rate reached and where the time went."))
+    p.add_argument("--port", default="sim", help="sim (default) or a serial device such as "
+                   "/dev/ttyUSB0")
+    p.add_argument("--board", default="ulx3s-85f", help="ulx3s-85f (default) or icebreaker, "
+                   "when --port is a serial device")
+    p.add_argument("--problems", type=int, default=5, help="problems back to back (default 5)")
+    p.add_argument("--seed", type=int, default=0, help="random seed for the data")
 
 
 def _add_inspection_commands(sub):
@@ -135,6 +156,7 @@ def parser():
         "returns a @hwgen.region.")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_flow_commands(sub)
+    _add_run_command(sub)
     _add_inspection_commands(sub)
     p = sub.add_parser("formal", help="SymbiYosys proofs of the stream parts (FIFO links, host "
                        "ports of small generated tops), then each with a fault injected on "

@@ -78,6 +78,7 @@ class Accelerator:
         self.outputs = [p for p in self.ports if p["dir"] == "out"]
         self._seq = {p["id"]: 0 for p in self.ports}
         self.errors = []            # error codes the bridge answered with, in order
+        self._line_free = 0.0
         self.stats = {}
 
     @classmethod
@@ -180,7 +181,8 @@ class Accelerator:
         return value
 
     def _exchange(self, queues, problems):
-        """Send every queued frame, one unacknowledged per port, and collect the outputs."""
+        """Send every queued frame, ``WINDOW`` unacknowledged per port, and collect the
+        outputs."""
         want = {p["id"]: problems * int(np.prod(p["shape"])) * p["element_bytes"]
                 for p in self.outputs}
         received = {i: bytearray() for i in want}
@@ -195,7 +197,7 @@ class Accelerator:
                 while len(outstanding[i]) < WINDOW and queue:
                     outstanding[i].append((self._seq[i], frame(i, self._seq[i], queue.pop(0))))
                     self._seq[i] = (self._seq[i] + 1) % 256
-                    self.line.write(outstanding[i][-1][1])
+                    self._send(outstanding[i][-1][1])
                     sent["frames"] += 1
             data = self.line.read(self.timeout / 20)
             if data:
@@ -203,7 +205,8 @@ class Accelerator:
             frames = decoder.feed(data)
             for f in frames:
                 self._take(f, outstanding, received, sent)
-            if self.line.now() - heard > self.timeout:
+            # Silence counts from when the line has carried what was written.
+            if self.line.now() - max(heard, self._line_free) > self.timeout:
                 retries += 1
                 if retries > self.retries:
                     raise HwgenError(self._stuck(received, want, outstanding))
@@ -239,8 +242,14 @@ class Accelerator:
     def _resend(self, outstanding, sent):
         for pending in outstanding.values():
             for _, data in pending:
-                self.line.write(data)
+                self._send(data)
                 sent["resent"] += 1
+
+    def _send(self, data):
+        """Write ``data``; ``_line_free`` is when the line will have carried it."""
+        byte_time = 10 / self.manifest["bridge"]["baud"]
+        self._line_free = max(self._line_free, self.line.now()) + len(data) * byte_time
+        self.line.write(data)
 
     def _stuck(self, received, want, outstanding):
         waiting = [f"{self.ports[i]['name']}: {len(received[i])} of {n} bytes"

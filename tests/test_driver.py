@@ -1,0 +1,110 @@
+"""The Python driver (hwgen.driver.Accelerator) on the simulated UART bridge: several problems
+back to back equal the interpreter for three examples, large payloads move at the line's rate,
+and every wrong use is a clear error."""
+import json
+
+import numpy as np
+import pytest
+
+from hwgen.cli import main
+from hwgen.driver import Accelerator, exercise
+from hwgen.errors import HwgenError
+from hwgen.pipeline import load_design
+from tests.conftest import example
+
+
+def test_make_run_port_sim_passes_five_problems(capsys):
+    assert main(["run", example("gemm_os"), "--params", "M=4 N=4 K=16", "--port", "sim"]) == 0
+    out = capsys.readouterr().out
+    assert [f"problem {n}: PASS" in out for n in range(5)] == [True] * 5
+    assert "of the 300 kB/s line (3 Mbaud)" in out
+
+
+@pytest.mark.parametrize("name,params", [("conv2d_systolic", {"F": 2, "C": 2, "H": 5, "W": 6}),
+                                         ("mlp_pipeline", {"N0": 8, "N1": 12, "N2": 8, "N3": 4})])
+def test_five_problems_of_other_examples_match_the_interpreter(name, params):
+    graph = load_design(example(name), params)
+    with Accelerator.simulate(example(name), params) as acc:
+        assert exercise(acc, graph, problems=5, seed=1, say=lambda text: None)
+        assert acc.errors == [] and acc.stats["frames_resent"] == 0
+
+
+def test_large_payloads_move_within_ten_percent_of_the_line_rate():
+    """512 bytes in and 2,048 out (int32 sums) of one problem, in 256-byte frames."""
+    with Accelerator.simulate(example("producer_consumer"), {"N": 512}) as acc:
+        a = np.arange(512) % 251 - 125
+        assert np.array_equal(acc.run(A=a)["B"], (a * 3 + 1).cumsum())
+        s = acc.stats
+    assert (s["payload_bytes_in"], s["payload_bytes_out"]) == (512, 2048)
+    assert s["input_bytes_per_s"] >= 0.9 * s["line_bytes_per_s"]
+    assert s["output_bytes_per_s"] >= 0.9 * s["line_bytes_per_s"]
+
+
+def test_a_design_json_records_its_source_and_simulates(tmp_path):
+    with Accelerator.simulate(example("gemm_os"), {"M": 2, "N": 2, "K": 3}) as acc:
+        manifest = acc.manifest
+    assert manifest["bridge"]["baud"] == 3e6 and manifest["ports"][0]["name"] == "A"
+    path = tmp_path / "design.json"
+    path.write_text(json.dumps(manifest))
+    a, b = np.ones((2, 3), dtype=int), np.full((3, 2), -2)
+    with Accelerator.simulate(str(path)) as acc:
+        assert np.array_equal(acc.run(A=a, B=b)["C"], a @ b)
+
+
+def test_wrong_inputs_are_clear_errors():
+    acc = Accelerator.simulate(example("gemm_os"), {"M": 2, "N": 2, "K": 3})
+    a, b = np.ones((2, 3), dtype=int), np.ones((3, 2), dtype=int)
+    with pytest.raises(HwgenError, match="missing input 'B'"):
+        acc.run(A=a)
+    with pytest.raises(HwgenError, match=r"shape \(3, 2\)"):
+        acc.run(A=a, B=a)
+    with pytest.raises(HwgenError, match=r"outside int8 \(-128..127\)"):
+        acc.run(A=a * 200, B=b)
+    with pytest.raises(HwgenError, match="integer array"):
+        acc.run(A=a * 0.5, B=b)
+    with pytest.raises(HwgenError, match=r"unknown input\(s\) \['X'\]"):
+        acc.run(A=a, B=b, X=a)
+    with pytest.raises(HwgenError, match="at least one problem"):
+        acc.run_many([])
+
+
+def test_wrong_design_files_and_ports_are_clear_errors(tmp_path, capsys):
+    with pytest.raises(HwgenError, match="does not exist"):
+        Accelerator.open(str(tmp_path / "none.json"), "/dev/ttyUSB9")
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(HwgenError, match="not a readable design.json"):
+        Accelerator.open(str(tmp_path / "broken.json"), "/dev/ttyUSB9")
+    (tmp_path / "plain.json").write_text(json.dumps({"ports": []}))
+    with pytest.raises(HwgenError, match="no 'bridge' key"):
+        Accelerator.open(str(tmp_path / "plain.json"), "/dev/ttyUSB9")
+    with pytest.raises(HwgenError, match="does not record its program"):
+        Accelerator.simulate(str(tmp_path / "plain.json"))
+    (tmp_path / "bridged.json").write_text(json.dumps({"ports": [], "bridge": {"baud": 3e6}}))
+    with pytest.raises(HwgenError, match="cannot open serial port '/dev/ttyUSB9'"):
+        Accelerator.open(str(tmp_path / "bridged.json"), "/dev/ttyUSB9")
+    assert main(["run", example("gemm_os"), "--params", "M=0", "--port", "sim"]) == 2
+    assert "must be a positive integer" in capsys.readouterr().err
+
+
+def test_a_silent_line_is_a_clear_error_not_a_hang():
+    class Silent:
+        def write(self, data):
+            pass
+
+        def read(self, timeout):
+            self.t += timeout
+            return b""
+
+        def now(self):
+            return self.t
+
+        def close(self):
+            pass
+
+    line = Silent()
+    line.t = 0.0
+    with Accelerator.simulate(example("gemm_os"), {"M": 2, "N": 2, "K": 3}) as sim:
+        manifest = sim.manifest
+    acc = Accelerator(manifest, line, timeout=0.01, retries=2)
+    with pytest.raises(HwgenError, match=r"no answer from the bridge .*\(C: 0 of 16 bytes\)"):
+        acc.run(A=np.ones((2, 3), dtype=int), B=np.ones((3, 2), dtype=int))
