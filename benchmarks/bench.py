@@ -59,7 +59,8 @@ def _simulate(kind, size, K, out):
 
 
 def _ice40(out, K):
-    """The largest gemm_os (by PEs) that the UP5K fits at the iCEBreaker's 12 MHz."""
+    """The largest gemm_os (by PEs) that the UP5K fits behind the UART bridge, at the
+    iCEBreaker's bridge clock (24 MHz from the PLL, or 12 MHz when that misses)."""
     from hwgen import HwgenError
     from hwgen.flow.board import bitstream
     import designs
@@ -157,7 +158,7 @@ def markdown(table, limit, results, seeds):
         else:
             u = ice["used"]
             lines.append(f"iCE40 UP5K: largest gemm_os that fits is {ice['M']}x{ice['N']} (K="
-                         f"{ice['K']}) in the self-test wrapper: {ice['fmax_mhz']:.1f} MHz, "
+                         f"{ice['K']}) behind the UART bridge: {ice['fmax_mhz']:.1f} MHz, "
                          f"{u['LUT']} LC, {u['DSP']} DSP, {u['BRAM']} BRAM; bitstream "
                          f"`{ice['bitstream']}`.")
     return "\n".join(lines) + "\n"

@@ -369,6 +369,7 @@ def cmd_run(args):
     else:
         acc = Accelerator.on_board(graph, args.board, args.port, _out_dir(args), _Steps(6))
     with acc:
+        acc.progress = True
         return 0 if exercise(acc, graph, args.problems, args.seed) else 1
 
 

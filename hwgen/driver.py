@@ -67,11 +67,14 @@ class Accelerator:
         Seconds (of the line's time) without any answer before frames are sent again.
     retries : int
         Times frames are sent again before the run fails.
+    progress : bool
+        Show a progress bar of the output bytes received.
     """
 
-    def __init__(self, manifest, line, timeout=1.0, retries=5):
+    def __init__(self, manifest, line, timeout=1.0, retries=5, progress=False):
         _check_bridged(manifest)
         self.manifest, self.line, self.timeout, self.retries = manifest, line, timeout, retries
+        self.progress = progress
         chunks = {p["name"]: p for p in manifest["bridge"]["ports"]}
         self.ports = [dict(p, **chunks[p["name"]]) for p in manifest["ports"]]
         self.inputs = [p for p in self.ports if p["dir"] == "in"]
@@ -192,6 +195,9 @@ class Accelerator:
         heard, retries = start, 0
         sent = {"frames": 0, "payload": sum(len(c) for q in queues.values() for c in q),
                 "resent": 0, "last_ack": start, "first_out": None}
+        from tqdm import tqdm
+        bar = tqdm(total=sum(want.values()), unit="B", desc="results", leave=False,
+                   disable=not self.progress)
         while any(len(received[i]) < n for i, n in want.items()) or any(outstanding.values()):
             for i, queue in queues.items():
                 while len(outstanding[i]) < WINDOW and queue:
@@ -202,9 +208,9 @@ class Accelerator:
             data = self.line.read(self.timeout / 20)
             if data:
                 heard, retries = self.line.now(), 0
-            frames = decoder.feed(data)
-            for f in frames:
+            for f in decoder.feed(data):
                 self._take(f, outstanding, received, sent)
+            bar.update(sum(map(len, received.values())) - bar.n)
             # Silence counts from when the line has carried what was written.
             if self.line.now() - max(heard, self._line_free) > self.timeout:
                 retries += 1
@@ -212,6 +218,7 @@ class Accelerator:
                     raise HwgenError(self._stuck(received, want, outstanding))
                 self._resend(outstanding, sent)
                 heard = self.line.now()
+        bar.close()
         self._account(start, sent, received)
         return received
 
@@ -319,8 +326,10 @@ def exercise(acc, graph, problems=5, seed=0, say=print):
     say(f"{s['payload_bytes_in']} payload bytes in ({s['frames_sent']} frames, "
         f"{s['frames_resent']} sent again), {s['payload_bytes_out']} out, in {s['seconds']:.4f} s "
         f"of the line's time: {problems / s['seconds']:.1f} problems/s")
-    say(f"input: {s['input_bytes_per_s'] / 1e3:.1f} kB/s = "
-        f"{s['input_bytes_per_s'] / s['line_bytes_per_s']:.1%} of the "
-        f"{s['line_bytes_per_s'] / 1e3:.0f} kB/s line ({bridge['baud'] / 1e6:g} Mbaud); "
-        f"compute {compute * 1e6:.1f} us of it ({compute / s['seconds']:.2%}), the rest transfer")
+    line = s["line_bytes_per_s"]
+    say(f"payload rate: in {s['input_bytes_per_s'] / 1e3:.1f} kB/s "
+        f"({s['input_bytes_per_s'] / line:.1%}), out {s['output_bytes_per_s'] / 1e3:.1f} kB/s "
+        f"({s['output_bytes_per_s'] / line:.1%}) of the {line / 1e3:.0f} kB/s line "
+        f"({bridge['baud'] / 1e6:g} Mbaud); the design computes {compute * 1e6:.1f} us of the "
+        f"{s['seconds'] * 1e6:.0f} us ({compute / s['seconds']:.2%}), the rest is transfer")
     return good

@@ -2,6 +2,7 @@
 back to back equal the interpreter for three examples, large payloads move at the line's rate,
 and every wrong use is a clear error."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -12,12 +13,14 @@ from hwgen.errors import HwgenError
 from hwgen.pipeline import load_design
 from tests.conftest import example
 
+PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
+
 
 def test_make_run_port_sim_passes_five_problems(capsys):
     assert main(["run", example("gemm_os"), "--params", "M=4 N=4 K=16", "--port", "sim"]) == 0
     out = capsys.readouterr().out
     assert [f"problem {n}: PASS" in out for n in range(5)] == [True] * 5
-    assert "of the 300 kB/s line (3 Mbaud)" in out
+    assert "of the 300 kB/s line (3 Mbaud)" in out and "the rest is transfer" in out
 
 
 @pytest.mark.parametrize("name,params", [("conv2d_systolic", {"F": 2, "C": 2, "H": 5, "W": 6}),
@@ -27,6 +30,15 @@ def test_five_problems_of_other_examples_match_the_interpreter(name, params):
     with Accelerator.simulate(example(name), params) as acc:
         assert exercise(acc, graph, problems=5, seed=1, say=lambda text: None)
         assert acc.errors == [] and acc.stats["frames_resent"] == 0
+
+
+@pytest.mark.parametrize("name", ["fifo_skew", "every_expression"])
+def test_wide_inputs_and_several_outputs_cross_the_bridge(name):
+    """fifo_skew has an int16 input (two bytes an element); every_expression four outputs,
+    framed as each fills."""
+    path = os.path.join(PROGRAMS, f"{name}.py")
+    with Accelerator.simulate(path) as acc:
+        assert exercise(acc, load_design(path), problems=3, seed=2, say=lambda text: None)
 
 
 def test_large_payloads_move_within_ten_percent_of_the_line_rate():
