@@ -117,7 +117,8 @@ class FrameReceiver(wiring.Component):
             self._buffers.append(buf)
         self._frame = {"ident": Signal(8), "seq": Signal(8), "low": Signal(8),
                        "left": Signal(16), "dup": Signal(), "index": Signal(3),
-                       "word": Signal(64), "crc_low_ok": Signal(), "code": Signal(8)}
+                       "word": Signal(8 * max([p.element_bytes for p in self._ports] or [1])),
+                       "crc_low_ok": Signal(), "code": Signal(8)}
         self._state = [{"expect": Signal(8, name=f"expect_{p.name}"),
                         "ack": Signal(name=f"ack_{p.name}"),
                         "ack_seq": Signal(8, name=f"ack_seq_{p.name}")} for p in self._ports]
@@ -132,7 +133,8 @@ class FrameReceiver(wiring.Component):
         return m
 
     def _replies(self, m):
-        """The pending error first, then acknowledgements whose buffer has room for a chunk."""
+        """The pending error first, then acknowledgements whose buffer has room for `WINDOW`
+        chunks."""
         err = self._error
         with m.If(err["pending"]):
             m.d.comb += [self.reply.valid.eq(1), self.reply.payload.id.eq(ERROR),
@@ -238,7 +240,7 @@ class FrameReceiver(wiring.Component):
         for p, buf in zip(self._ports, self._buffers):
             with m.If((f["ident"] == p.id) & (f["index"] == p.element_bytes - 1)):
                 m.d.sync += f["index"].eq(0)
-                low = 64 - 8 * p.element_bytes
+                low = len(f["word"]) - 8 * p.element_bytes
                 m.d.comb += [buf.w_data.eq(word[low:low + p.bits]), buf.w_en.eq(~f["dup"])]
 
     def _commit(self, m):
