@@ -98,6 +98,7 @@ class _Steps:
 
     def __call__(self, text):
         self.n += 1
+        self.total = max(self.total, self.n)      # a retry (e.g. a slower clock) adds steps
         print(f"[{self.n}/{self.total} {time.time() - self.t0:6.1f}s] {text}", flush=True)
 
 
