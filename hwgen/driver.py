@@ -197,7 +197,7 @@ class Accelerator:
                 "resent": 0, "last_ack": start, "first_out": None}
         from tqdm import tqdm
         bar = tqdm(total=sum(want.values()), unit="B", desc="results", leave=False,
-                   disable=not self.progress)
+                   mininterval=1, disable=not self.progress)
         while any(len(received[i]) < n for i, n in want.items()) or any(outstanding.values()):
             for i, queue in queues.items():
                 while len(outstanding[i]) < WINDOW and queue:
@@ -210,7 +210,9 @@ class Accelerator:
                 heard, retries = self.line.now(), 0
             for f in decoder.feed(data):
                 self._take(f, outstanding, received, sent)
-            bar.update(sum(map(len, received.values())) - bar.n)
+            got = sum(map(len, received.values()))
+            if got > bar.n:
+                bar.update(got - bar.n)
             # Silence counts from when the line has carried what was written.
             if self.line.now() - max(heard, self._line_free) > self.timeout:
                 retries += 1
