@@ -17,6 +17,7 @@ the outputs. Several problems are pipelined: ``run_many`` keeps every port busy 
 """
 import json
 import os
+import time
 
 import numpy as np
 
@@ -47,7 +48,6 @@ class SerialLine:
         return first + self._port.read(self._port.in_waiting) if first else b""
 
     def now(self):
-        import time
         return time.monotonic()
 
     def close(self):
@@ -75,6 +75,7 @@ class Accelerator:
         _check_bridged(manifest)
         self.manifest, self.line, self.timeout, self.retries = manifest, line, timeout, retries
         self.progress = progress
+        self._byte_time = 10 / manifest["bridge"]["baud"]     # start, 8 data and stop bits
         chunks = {p["name"]: p for p in manifest["bridge"]["ports"]}
         self.ports = [dict(p, **chunks[p["name"]]) for p in manifest["ports"]]
         self.inputs = [p for p in self.ports if p["dir"] == "in"]
@@ -176,8 +177,7 @@ class Accelerator:
         if value.shape != shape or not np.issubdtype(value.dtype, np.integer):
             raise HwgenError(f"input {name!r} must be an integer array of shape {shape}, "
                              f"not {value.dtype} {value.shape}")
-        bits, signed = element_type(port["dtype"])
-        low, high = (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << bits) - 1)
+        low, high = _value_range(port["dtype"])
         if value.size and (value.min() < low or value.max() > high):
             raise HwgenError(f"input {name!r} has values outside {port['dtype']} "
                              f"({low}..{high}): {value.min()}..{value.max()}")
@@ -241,9 +241,9 @@ class Accelerator:
             self._seq[f.id] = (self._seq[f.id] + 1) % 256
             received[f.id] += f.payload
             if sent["first_out"] is None:
-                # When the frame began: its bytes took 10 bit times each.
-                byte_time = 10 / self.manifest["bridge"]["baud"]
-                sent["first_out"] = self.line.now() - (len(f.payload) + OVERHEAD) * byte_time
+                # When the frame began.
+                sent["first_out"] = (self.line.now()
+                                     - (len(f.payload) + OVERHEAD) * self._byte_time)
         else:
             raise HwgenError(f"the bridge sent an unknown frame {f}: is the board running the "
                              "bitstream of this design.json?")
@@ -256,8 +256,7 @@ class Accelerator:
 
     def _send(self, data):
         """Write ``data``; ``_line_free`` is when the line will have carried it."""
-        byte_time = 10 / self.manifest["bridge"]["baud"]
-        self._line_free = max(self._line_free, self.line.now()) + len(data) * byte_time
+        self._line_free = max(self._line_free, self.line.now()) + len(data) * self._byte_time
         self.line.write(data)
 
     def _stuck(self, received, want, outstanding):
@@ -283,6 +282,12 @@ class Accelerator:
                       "line_bytes_per_s": line_rate, "input_seconds": inputs,
                       "input_bytes_per_s": sent["payload"] / inputs,
                       "overhead_bytes_per_frame": OVERHEAD}
+
+
+def _value_range(dtype):
+    """The least and greatest value of ``dtype``."""
+    bits, signed = element_type(dtype)
+    return (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << bits) - 1)
 
 
 def _check_bridged(manifest):
@@ -312,9 +317,8 @@ def exercise(acc, graph, problems=5, seed=0, say=print):
     for _ in range(problems):
         inputs = {}
         for p in acc.inputs:
-            bits, signed = element_type(p["dtype"])
-            low, high = (-(1 << bits - 1), 1 << bits - 1) if signed else (0, 1 << bits)
-            inputs[p["name"]] = rng.integers(low, high, size=p["shape"])
+            low, high = _value_range(p["dtype"])
+            inputs[p["name"]] = rng.integers(low, high + 1, size=p["shape"])
         cases.append(inputs)
     outputs = acc.run_many(cases)
     good = True

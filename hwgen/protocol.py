@@ -25,7 +25,7 @@ import binascii
 import numpy as np
 
 from .errors import HwgenError
-from .host import element_type
+from .host import element_type, pack, unpack
 
 __all__ = ["SYNC", "ACK", "ERROR", "WINDOW", "ERRORS", "OVERHEAD", "crc16", "frame", "Frame", "Decoder",
            "element_bytes", "to_bytes", "from_bytes"]
@@ -119,21 +119,15 @@ def element_bytes(dtype):
 
 def to_bytes(values, dtype):
     """Elements (row-major) as the bridge's bytes: ``element_bytes`` each, little-endian."""
-    bits, _ = element_type(dtype)
     width = element_bytes(dtype)
-    flat = np.asarray(values).astype(np.int64).ravel() & ((1 << bits) - 1)
-    return b"".join(int(v).to_bytes(width, "little") for v in flat)
+    return b"".join(v.to_bytes(width, "little") for v in pack(values, dtype, lanes=1))
 
 
 def from_bytes(data, dtype, shape):
     """The inverse of `to_bytes`: an int64 array of ``shape``."""
-    bits, signed = element_type(dtype)
     width = element_bytes(dtype)
     n = int(np.prod(shape))
     if len(data) != n * width:
         raise HwgenError(f"{len(data)} bytes do not hold {n} {dtype} elements")
-    values = [int.from_bytes(data[k * width:(k + 1) * width], "little") & ((1 << bits) - 1)
-              for k in range(n)]
-    if signed:
-        values = [v - (1 << bits) if v >> (bits - 1) else v for v in values]
-    return np.array(values, dtype=np.int64).reshape(shape)
+    words = [int.from_bytes(data[k:k + width], "little") for k in range(0, len(data), width)]
+    return unpack(words, dtype, lanes=1).reshape(shape)

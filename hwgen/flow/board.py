@@ -35,6 +35,7 @@ from amaranth_boards.ulx3s import ULX3S_85F_Platform
 
 from ..errors import HwgenError
 from ..ir.interp import run
+from ..rtl.bridge import Bridged
 from ..rtl.top import Top
 from ..schedule import plan
 from . import pnr, tools
@@ -261,17 +262,15 @@ def _buffer(m, platform, direction, name, number=0):
     return buf
 
 
-def bridged(graph, clock_hz, baud, bridge=None):
-    """The accelerator of ``graph`` (one element per beat) behind ``bridge`` (default
-    ``hwgen.rtl.bridge.Bridged``) with a UART of ``baud`` on a ``clock_hz`` clock."""
+def bridged(graph, clock_hz, baud):
+    """The accelerator of ``graph`` (one element per beat) behind the UART bridge at ``baud``
+    on a ``clock_hz`` clock."""
     if clock_hz % baud:
         raise HwgenError(f"a {clock_hz / MHZ:g} MHz clock has no whole number of cycles per "
                          f"bit at {baud} baud; choose a clock that is a multiple of the baud rate")
-    if bridge is None:
-        from ..rtl.bridge import Bridged as bridge
     # A USB-serial adapter can pause mid-frame between USB packets: only 2 ms of silence
     # ends a frame (the default, 64 bit times, suits the simulated line).
-    return bridge(plan(graph, lanes=1), clock_hz // baud, timeout=clock_hz // 500)
+    return Bridged(plan(graph, lanes=1), clock_hz // baud, timeout=clock_hz // 500)
 
 
 def check_fmax(fmax_mhz, clock_hz, board):
@@ -340,7 +339,7 @@ def place(top, board, workdir, clock_hz, step, note=""):
     return t, placed
 
 
-def bitstream(graph, out_dir, board, selftest=False, progress=None, bridge=None):
+def bitstream(graph, out_dir, board, selftest=False, progress=None):
     """Synthesize, place, route and pack ``graph`` for ``board``: behind the UART bridge, or
     the LED self-test with ``selftest``; return (bitstream path, timing). The bridge build
     also writes ``design.json`` (with the ``bridge`` key) next to the bitstream."""
@@ -355,7 +354,7 @@ def bitstream(graph, out_dir, board, selftest=False, progress=None, bridge=None)
     note = ""
     for n, (clock_hz, baud) in enumerate(options):
         core = (SelfTest(graph, board, standalone=False) if selftest else
-                bridged(graph, clock_hz, baud, bridge))
+                bridged(graph, clock_hz, baud))
         t, placed = place(BoardTop(board, core, clock_hz), board, workdir, clock_hz, step, note)
         try:
             check_fmax(t["fmax_mhz"], clock_hz, board)

@@ -34,7 +34,6 @@ class SimulatedLine:
         self.dut, self.clock_hz = dut, clock_hz
         self._to_device = bytearray()
         self._from_device = bytearray()
-        self.bytes_sent = 0
         self._sim = Simulator(dut)
         self._sim.add_clock(1 / clock_hz)
         self._sim.add_testbench(self._drive_rx, background=True)
@@ -76,7 +75,6 @@ class SimulatedLine:
                 await ctx.delay(bit_time)
                 continue
             byte = self._to_device.pop(0)
-            self.bytes_sent += 1
             for bit in [0] + [(byte >> i) & 1 for i in range(8)] + [1]:
                 ctx.set(self.dut.rx, bit)
                 await ctx.delay(bit_time)
@@ -101,14 +99,8 @@ def simulate(graph, source=None, clock_hz=CLOCK_HZ, divisor=DIVISOR, chunk=256, 
     """The bridged design of ``graph`` in simulation: (design.json's dictionary with its
     ``bridge`` key, a `SimulatedLine`)."""
     dut = Bridged(plan(graph, lanes=1), divisor, chunk=chunk, timeout=timeout)
-    info = design_manifest_of(dut, source)
+    info = design_manifest(dut.top, [])             # no Verilog written
     info["bridge"] = dut.manifest(clock_hz)
-    return info, SimulatedLine(dut, clock_hz)
-
-
-def design_manifest_of(dut, source=None):
-    """design.json's dictionary for the design inside ``dut`` (Verilog not written)."""
-    info = design_manifest(dut.top, [])
     if source is not None:
         info["source"] = os.path.abspath(source)
-    return info
+    return info, SimulatedLine(dut, clock_hz)

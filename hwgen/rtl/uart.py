@@ -11,13 +11,19 @@ from amaranth.lib.wiring import In, Out
 __all__ = ["UARTReceiver", "UARTTransmitter"]
 
 
-def _check(divisor):
-    if isinstance(divisor, bool) or not isinstance(divisor, int) or divisor < 4:
-        raise ValueError(f"a UART needs at least 4 clock cycles per bit, not {divisor!r}")
-    return divisor
+class _UART(wiring.Component):
+    """What both directions share: ``divisor`` clock cycles per bit, at least 4."""
+
+    def __init__(self, divisor):
+        if isinstance(divisor, bool) or not isinstance(divisor, int) or divisor < 4:
+            raise ValueError(f"a UART needs at least 4 clock cycles per bit, not {divisor!r}")
+        self._divisor = divisor
+        super().__init__()
+
+    divisor = property(lambda self: self._divisor)
 
 
-class UARTReceiver(wiring.Component):
+class UARTReceiver(_UART):
     """Samples ``rx`` (synchronized) in the middle of each bit; a byte whose stop bit is low
     (a framing error) is dropped.
 
@@ -27,20 +33,11 @@ class UARTReceiver(wiring.Component):
         The line, idle high.
     data : Out(8), valid : Out(1)
         A received byte, ``valid`` for one cycle.
-    idle : Out(1)
-        No byte is being received.
     """
 
     rx: In(1, init=1)
     data: Out(8)
     valid: Out(1)
-    idle: Out(1)
-
-    def __init__(self, divisor):
-        self._divisor = _check(divisor)
-        super().__init__()
-
-    divisor = property(lambda self: self._divisor)
 
     def elaborate(self, platform):
         m = Module()
@@ -54,7 +51,6 @@ class UARTReceiver(wiring.Component):
             m.d.sync += timer.eq(timer - 1)
         with m.FSM():
             with m.State("IDLE"):
-                m.d.comb += self.idle.eq(1)
                 with m.If(~rx):
                     m.d.sync += timer.eq(d // 2 - 1)
                     m.next = "START"
@@ -77,7 +73,7 @@ class UARTReceiver(wiring.Component):
         return m
 
 
-class UARTTransmitter(wiring.Component):
+class UARTTransmitter(_UART):
     """Sends each byte of ``data`` as start bit, 8 bits LSB first, stop bit.
 
     Attributes
@@ -90,12 +86,6 @@ class UARTTransmitter(wiring.Component):
 
     data: In(stream.Signature(8))
     tx: Out(1, init=1)
-
-    def __init__(self, divisor):
-        self._divisor = _check(divisor)
-        super().__init__()
-
-    divisor = property(lambda self: self._divisor)
 
     def elaborate(self, platform):
         m = Module()

@@ -10,13 +10,29 @@ from hwgen.rtl.uart import UARTReceiver, UARTTransmitter
 BYTES = [0x00, 0xFF, 0xA5, 0x5A, 0x01, 0x80, 0x37]
 
 
+def _received(dut, rx, line):
+    """The bytes ``rx`` receives while the testbench ``line`` runs on ``dut``."""
+    got = []
+
+    async def receive(ctx):
+        async for _, _, valid, data in ctx.tick().sample(rx.valid, rx.data):
+            if valid:
+                got.append(data)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(line)
+    sim.add_testbench(receive, background=True)
+    sim.run()
+    return got
+
+
 @pytest.mark.parametrize("divisor", [4, 5, 16])
 def test_loopback(divisor):
     m = Module()
     m.submodules.tx = tx = UARTTransmitter(divisor)
     m.submodules.rx = rx = UARTReceiver(divisor)
     m.d.comb += rx.rx.eq(tx.tx)
-    got = []
 
     async def send(ctx):
         for b in BYTES:
@@ -26,22 +42,11 @@ def test_loopback(divisor):
         ctx.set(tx.data.valid, 0)
         await ctx.tick().repeat(12 * divisor)
 
-    async def receive(ctx):
-        async for _, _, valid, data in ctx.tick().sample(rx.valid, rx.data):
-            if valid:
-                got.append(data)
-
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(send)
-    sim.add_testbench(receive, background=True)
-    sim.run()
-    assert got == BYTES
+    assert _received(m, rx, send) == BYTES
 
 
 def test_a_missing_stop_bit_drops_the_byte():
     rx = UARTReceiver(4)
-    got = []
 
     async def line(ctx):
         for byte, stop in [(0x3C, 0), (0x42, 1)]:
@@ -49,17 +54,7 @@ def test_a_missing_stop_bit_drops_the_byte():
                 ctx.set(rx.rx, bit)
                 await ctx.tick().repeat(4)
 
-    async def receive(ctx):
-        async for _, _, valid, data in ctx.tick().sample(rx.valid, rx.data):
-            if valid:
-                got.append(data)
-
-    sim = Simulator(rx)
-    sim.add_clock(1e-6)
-    sim.add_testbench(line)
-    sim.add_testbench(receive, background=True)
-    sim.run()
-    assert got == [0x42]
+    assert _received(rx, rx, line) == [0x42]
 
 
 @pytest.mark.parametrize("divisor", [3, 0, 4.5, True])
