@@ -77,7 +77,7 @@ verilog: setup
 	$(HWGEN) build "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSEARG)
 
 sim: setup
-	$(HWGEN) sim "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --sim $(SIM) --lanes $(LANES) $(DSEARG)
+	$(HWGEN) sim "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --sim $(SIM) --device $(DEVICE) --lanes $(LANES) $(DSEARG)
 
 timing: setup
 	$(HWGEN) timing "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSEARG)

@@ -115,6 +115,7 @@ def rows(results, sizes, kfactor):
                          "lut_pe": t["used"]["LUT"] / pes, "ff_pe": t["used"]["FF"] / pes,
                          "dsp_pe": t["used"]["DSP"] / pes, "cycles": cycles,
                          "expected": s["expected"], "sim_pass": s["pass"], "util": util,
+                         "critical_path": t.get("critical_path"),
                          "gops": 2 * pes * K * t["fmax_mhz"] / cycles / 1000 if cycles else None}
         g, r = row["gen"], row["ref"]
         row["ratio"] = {"fmax_gen_ref": g["fmax"] / r["fmax"], "lut_gen_ref": g["lut_pe"] / r["lut_pe"],
@@ -125,6 +126,7 @@ def rows(results, sizes, kfactor):
 
 
 def markdown(table, limit, results, seeds):
+    from hwgen.flow.pnr import describe_path
     peak = DSP_BLOCKS * limit * 2 / 1000
     lines = [f"# gemm_os on {DEVICE}: generated vs hand-written reference vs device limit", "",
              f"Device limit: one pipelined int8 MAC reaches {limit:.1f} MHz (median of seeds "
@@ -150,6 +152,12 @@ def markdown(table, limit, results, seeds):
         r = row["ratio"]
         lines.append(f"| {row['array']} | {f(r['fmax_gen_ref'])} | {f(r['fmax_gen_limit'])} | "
                      f"{f(r['lut_gen_ref'])} | {f(r['util_gen_ref'])} |")
+    lines += ["", "Critical paths (nextpnr, first seed):", ""]
+    for row in table:
+        for kind, label in (("gen", "generated"), ("ref", "reference")):
+            lines.append(f"- {row['array']} {label}: {describe_path(row[kind]['critical_path'])}")
+    lines.append(f"- single MAC (limit): "
+                 f"{describe_path(results['timing']['limit_0'].get('critical_path'))}")
     ice = results.get("ice40")
     if ice:
         lines.append("")

@@ -10,6 +10,8 @@ from amaranth.lib.wiring import In, Out
 
 from hwgen.flow import verilog as hwgen_verilog
 from hwgen.pipeline import load_design
+from hwgen.rtl.multiply import multiply
+from hwgen.schedule.levels import MULT_STAGES
 
 from reference import ReferenceGemm
 
@@ -20,7 +22,7 @@ GEMM = os.path.join(ROOT, "hwgen", "examples", "gemm_os.py")
 def generated(M, N, K, out_dir):
     """hwgen's gemm_os: returns (design.json dict, task graph)."""
     graph = load_design(GEMM, {"M": M, "N": N, "K": K})
-    return hwgen_verilog.write(graph, out_dir), graph
+    return hwgen_verilog.write(graph, out_dir, target="ecp5"), graph
 
 
 def reference(M, N, K, out_dir):
@@ -43,8 +45,9 @@ def reference(M, N, K, out_dir):
 
 
 class SingleMac(wiring.Component):
-    """The device limit: one int8 MAC with registered inputs, a product register and a 32-bit
-    accumulator, between I/O registers — the fastest a PE can be on the part."""
+    """The device limit: one int8 MAC between I/O registers, its multiply on a MULT18X18D with
+    the block's own input, pipeline and output registers (``rtl.multiply``, as every generated
+    PE), a 32-bit accumulator in the fabric: the fastest a PE can be on the part."""
     a: In(signed(8))
     b: In(signed(8))
     clear: In(1)
@@ -53,11 +56,12 @@ class SingleMac(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         a, b = Signal(signed(8), reset_less=True), Signal(signed(8), reset_less=True)
-        prod = Signal(signed(16), reset_less=True)
-        clear, clear_p = Signal(), Signal()
+        prod = multiply(m, a, b, 1, "mac", "ecp5")
+        clear = [Signal(name=f"clear{k}") for k in range(MULT_STAGES + 1)]
         acc = Signal(signed(32), reset_less=True)
-        m.d.sync += [a.eq(self.a), b.eq(self.b), clear.eq(self.clear), prod.eq(a * b),
-                     clear_p.eq(clear), acc.eq(Mux(clear_p, 0, acc) + prod), self.acc.eq(acc)]
+        m.d.sync += [a.eq(self.a), b.eq(self.b), clear[0].eq(self.clear),
+                     *(c.eq(p) for c, p in zip(clear[1:], clear)),
+                     acc.eq(Mux(clear[-1], 0, acc) + prod), self.acc.eq(acc)]
         return m
 
 
@@ -65,4 +69,4 @@ def single_mac(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "mac.v"), "w") as f:
         f.write(verilog.convert(SingleMac(), name="mac", emit_src=False))
-    return {"top": "mac", "verilog": ["mac.v"]}
+    return {"top": "mac", "verilog": ["mac.v"]}       # Yosys needs no simulation model

@@ -117,7 +117,7 @@ def cmd_build(args):
     graph = _graph(args)
     _warn_if_too_big(graph, args.device)
     steps = _Steps(3)
-    info = verilog.write(graph, out, lanes=_lanes(args), step=steps)
+    info = verilog.write(graph, out, _lanes(args), steps, verilog.target_of(args.device))
     steps("done")
     s = info["schedule"]
     print(f"wrote {os.path.join(out, info['verilog'][0])} and {os.path.join(out, 'design.json')}")
@@ -185,7 +185,7 @@ def cmd_sim(args):
                                 "problems, so the hardware is held to both", outputs):
             return 1
     result = simulate(graph, _out_dir(args), sim=args.sim, problems=args.problems, seed=args.seed,
-                      lanes=_lanes(args), step=steps, vectors=vectors)
+                      lanes=_lanes(args), step=steps, vectors=vectors, device=args.device)
     steps("done")
     for line in summary(result):
         print(line)
@@ -194,9 +194,10 @@ def cmd_sim(args):
 
 
 def _print_timing(t):
+    from .flow.pnr import describe_path
     u, a = t["used"], t["available"]
-    print(f"Fmax {t['fmax_mhz']:.1f} MHz on {t['device']} (seeds: "
-          + ", ".join(f"{f:.1f}" for f in t["fmax_seeds"]) + ")")
+    print(f"Fmax {t['fmax_mhz']:.1f} MHz on {t['device']} (seeds: " + ", ".join(
+        f"{f:.1f}" for f in t["fmax_seeds"]) + f"); {describe_path(t.get('critical_path'))}")
     print(f"{'resource':<8} {'used':>8} {'available':>10} {'%':>6}")
     for col in ("LUT", "FF", "DSP", "BRAM", "LUTRAM"):
         if a.get(col):
@@ -212,7 +213,7 @@ def cmd_timing(args):
     _warn_if_too_big(graph, args.device)
     out = _out_dir(args)
     steps = _Steps(4 + len(args.seeds))
-    info = verilog.write(graph, out, lanes=_lanes(args), step=steps)
+    info = verilog.write(graph, out, _lanes(args), steps, verilog.target_of(args.device))
     workdir = os.path.join(out, f"timing_{args.device}")
     os.makedirs(workdir, exist_ok=True)
     if args.device.startswith("ice40"):
@@ -309,7 +310,7 @@ def cmd_demo(args):
     steps = _Steps(4)
     print(f"{graph.name} {graph.params}: Verilog, simulation against the numpy golden model, "
           f"Yosys + nextpnr for {args.device}", flush=True)
-    sim = simulate(graph, out, sim=args.sim, step=steps)
+    sim = simulate(graph, out, sim=args.sim, step=steps, device=args.device)
     info = sim["design"]
     steps(f"Yosys + nextpnr for {args.device}")
     workdir = os.path.join(out, f"timing_{args.device}")

@@ -57,6 +57,9 @@ def _add_flow_commands(sub):
                         "compile), verilator or icarus")
     p.add_argument("--problems", type=int, default=3, help="problems back to back (default 3)")
     p.add_argument("--seed", type=int, default=0, help="random seed for data and back-pressure")
+    p.add_argument("--device", default="ecp5-85k", help="simulate the Verilog built for this "
+                   "device: ecp5-85k (default; MULT18X18D blocks through their simulation model) "
+                   "or ice40-up5k")
     p = _add_design_options(sub.add_parser("timing", help="Yosys + nextpnr: Fmax and utilization"))
     p.add_argument("--device", default="ecp5-85k", help="ecp5-85k (default) or ice40-up5k")
     p.add_argument("--freq", type=float, default=None, help="target MHz (default 200 / 60)")

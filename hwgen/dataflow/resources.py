@@ -36,7 +36,7 @@ RESOURCE_MODEL = {
 
 # The structural counts (keys of ``Cost.counts``): ``base`` 1 per design; ``pe`` PEs;
 # ``acc_bit`` accumulator bits; ``add_bit`` partial-sum adder bits; ``link_bit`` neighbour link
-# register bits; ``pipe_bit`` product, operand and index pipeline and held-operand register
+# register bits; ``pipe_bit`` operand, partial-sum and index pipeline and held-operand register
 # bits; ``delay_bit`` controller delay-line bits; ``ctrl_bit`` counter and state bits;
 # ``buf_bit`` buffer register bits; ``lutram`` TRELLIS_DPR16X4 cells; ``mux_bit`` mux data
 # inputs times width; ``addr_bit`` address bits of the array's memory ports; ``lane_bit``
@@ -204,8 +204,8 @@ class _Count:
                     self.tap(Line.cond(0, (Pred("first", len(self.trips) - 1),)),
                              s + READ_LATENCY)
                     self.tap(Line.cond(0), s + READ_LATENCY)
-        self.n["pipe_bit"] += win * sum(max(levels) - l for l in levels) + \
-            sum(win * k for k in range(2, len(levels) + 1))      # operand pipes, products
+        # Operand pipes; the products' registers are the DSP blocks' own (``rtl.multiply``).
+        self.n["pipe_bit"] += win * sum(max(levels) - l for l in levels)
         return win * len(levels)
 
     def partial_sum(self, pos, src, value):

@@ -97,10 +97,13 @@ def expected_checksum(graph):
 class SelfTest(Elaboratable):
     """Drives the generated ``Top`` from generators and checks its outputs (see module doc).
     ``standalone``: its own ``sync`` domain on ``clk``, reset by ``btn`` (a top for timing
-    runs); otherwise it runs in the ``sync`` domain of the board top (`BoardTop`)."""
+    runs); otherwise it runs in the ``sync`` domain of the board top (`BoardTop`). ``target``:
+    what multiplies lower to (default: the board's DSP blocks; ``"generic"`` in Amaranth's
+    simulator, which cannot run them)."""
 
-    def __init__(self, graph, board, expected=None, standalone=True):
+    def __init__(self, graph, board, expected=None, standalone=True, target=None):
         self.graph = graph
+        self.target = target or board_spec(board)["family"]
         self.expected = expected_checksum(graph) if expected is None else expected
         self.board = board
         self.standalone = standalone
@@ -115,7 +118,7 @@ class SelfTest(Elaboratable):
         m = Module()
         if self.standalone:
             self._add_clocking(m)
-        m.submodules.dut = dut = Top(plan(self.graph, lanes=1))   # one element per beat
+        m.submodules.dut = dut = Top(plan(self.graph, lanes=1), self.target)  # 1 element/beat
         problem_done = Signal()
         self._add_generators(m, dut, problem_done)
         checksum = Signal(32)
@@ -262,15 +265,16 @@ def _buffer(m, platform, direction, name, number=0):
     return buf
 
 
-def bridged(graph, clock_hz, baud):
-    """The accelerator of ``graph`` (one element per beat) behind the UART bridge at ``baud``
-    on a ``clock_hz`` clock."""
+def bridged(graph, clock_hz, baud, target="generic"):
+    """The accelerator of ``graph`` (one element per beat, multiplies for ``target``) behind
+    the UART bridge at ``baud`` on a ``clock_hz`` clock."""
     if clock_hz % baud:
         raise HwgenError(f"a {clock_hz / MHZ:g} MHz clock has no whole number of cycles per "
                          f"bit at {baud} baud; choose a clock that is a multiple of the baud rate")
     # A USB-serial adapter can pause mid-frame between USB packets: only 2 ms of silence
     # ends a frame (the default, 64 bit times, suits the simulated line).
-    return Bridged(plan(graph, lanes=1), clock_hz // baud, timeout=clock_hz // 500)
+    return Bridged(plan(graph, lanes=1), clock_hz // baud, timeout=clock_hz // 500,
+                   target=target)
 
 
 def check_fmax(fmax_mhz, clock_hz, board):
@@ -354,7 +358,7 @@ def bitstream(graph, out_dir, board, selftest=False, progress=None):
     note = ""
     for n, (clock_hz, baud) in enumerate(options):
         core = (SelfTest(graph, board, standalone=False) if selftest else
-                bridged(graph, clock_hz, baud))
+                bridged(graph, clock_hz, baud, spec["family"]))
         t, placed = place(BoardTop(board, core, clock_hz), board, workdir, clock_hz, step, note)
         try:
             check_fmax(t["fmax_mhz"], clock_hz, board)

@@ -82,7 +82,7 @@ def _jobs(points, out, device, seeds, freq):
     tools, jobs, designs = tool_versions(device), [], []
     for p in tqdm(points, desc="writing Verilog", unit="design", leave=False):
         folder = os.path.join(out, str(p["id"]))
-        info = verilog.write(p["graph"], folder)
+        info = verilog.write(p["graph"], folder, target=verilog.target_of(device))
         texts = {}
         for name in info["verilog"]:
             with open(os.path.join(folder, name)) as f:

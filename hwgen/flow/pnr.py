@@ -60,7 +60,31 @@ def summarize(report, device):
     avail = {col: sum(util.get(c, {}).get("available", 0) for c in cells)
              for col, cells in CELLS[family].items()}
     fmax = [v["achieved"] for v in report.get("fmax", {}).values()]
-    return {"fmax_mhz": min(fmax) if fmax else None, "used": used, "available": avail}
+    return {"fmax_mhz": min(fmax) if fmax else None, "used": used, "available": avail,
+            "critical_path": critical_path(report)}
+
+
+def critical_path(report):
+    """The longest register-to-register path in nextpnr's report (paths from or to a pin are
+    left out): its delay, the cells it starts and ends at, and its logic and routing shares,
+    in ns. ``None`` when the report has none."""
+    paths = [p for p in report.get("critical_paths", [])
+             if "async" not in p.get("from", "") + p.get("to", "") and p.get("path")]
+    if not paths:
+        return None
+    steps = max(paths, key=lambda p: sum(s["delay"] for s in p["path"]))["path"]
+    share = lambda kinds: round(sum(s["delay"] for s in steps if s["type"] in kinds), 2)  # noqa: E731
+    return {"ns": round(sum(s["delay"] for s in steps), 2),
+            "from": steps[0]["from"]["cell"], "to": steps[-1]["to"]["cell"],
+            "logic_ns": share(("clk-to-q", "logic", "setup")), "routing_ns": share(("routing",))}
+
+
+def describe_path(cp):
+    """One line for a `critical_path`."""
+    if not cp:
+        return "critical path: none reported"
+    return (f"critical path {cp['ns']:.2f} ns: {cp['from']} -> {cp['to']} (cells "
+            f"{cp['logic_ns']:.2f} ns, routing {cp['routing_ns']:.2f} ns)")
 
 
 def timing(workdir, verilog_files, top, device, freq_mhz=None, seeds=(1,), progress=None):

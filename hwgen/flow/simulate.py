@@ -79,13 +79,15 @@ def setup_verilator():
 
 
 def simulate(graph, out_dir, sim="auto", problems=3, seed=0, tests=None, lanes=None,
-             step=None, vectors=None):
+             step=None, vectors=None, device=None):
     """Build the design, run the testbench, return the report (one entry per test).
     ``sim`` is one of `SIMULATORS` or ``"auto"`` (`choose_simulator`); ``step(text)``
-    announces each stage; ``vectors``: `make_vectors`' result, when already made."""
+    announces each stage; ``vectors``: `make_vectors`' result, when already made; ``device``:
+    simulate the Verilog built for it (its DSP blocks, through their simulation models)."""
     if sim not in SIMULATORS + ("auto",):
         raise HwgenError(f"unknown simulator {sim!r}; use auto, {', '.join(SIMULATORS)}")
-    info = verilog.write(graph, out_dir, lanes=lanes, step=step)
+    target = verilog.target_of(device) if device else "generic"
+    info = verilog.write(graph, out_dir, lanes=lanes, step=step, target=target)
     why = ""
     if sim == "auto":
         sim, why = choose_simulator(info, len(graph.instances), problems)

@@ -1,13 +1,21 @@
 """Component -> Verilog and ``design.json``, the manifest every testbench and flow reads."""
 import json
 import os
+import shutil
 
 from amaranth.back import rtlil, verilog
 
+from ..rtl.multiply import sim_models
 from ..rtl.top import Top, fifo_instance
 from ..schedule import plan
 from ..schedule.host_timing import row_pad
 from ..schedule.plan import array_starts
+from .pnr import device_info
+
+
+def target_of(device):
+    """The multiplier target of a DEVICE name (``ecp5-85k`` -> ``ecp5``)."""
+    return device_info(device)["family"]
 
 
 def manifest(top, verilog_files):
@@ -19,7 +27,8 @@ def manifest(top, verilog_files):
                       "row_pad": row_pad(t, top.lanes[t.name]),
                       "payload": f"{t.name}__payload", "valid": f"{t.name}__valid",
                       "ready": f"{t.name}__ready"})
-    return {"top": graph.name, "verilog": list(verilog_files), "clock": "clk", "reset": "rst",
+    return {"top": graph.name, "verilog": list(verilog_files), "target": top.target,
+            "clock": "clk", "reset": "rst",
             "params": dict(graph.params), "ports": ports,
             "streams": [{"name": name, "depth": graph.channels[name].depth,
                          "instance": fifo_instance(n)}
@@ -44,17 +53,23 @@ def convert(top, name, step=None, label=None):
     return verilog._convert_rtlil_text(text)
 
 
-def write(graph, out_dir, lanes=None, step=None):
+def write(graph, out_dir, lanes=None, step=None, target="generic"):
     """Write ``<top>.v`` and ``design.json`` into ``out_dir``; return the manifest.
-    ``step(text)`` announces each stage (see `convert`)."""
+    ``step(text)`` announces each stage (see `convert`). ``target`` (``rtl.multiply.TARGETS``)
+    selects the multipliers; the simulation models its primitives need are copied beside the
+    Verilog and listed in ``design.json`` with it, so any simulator runs the same files Yosys
+    synthesizes (Yosys skips the models)."""
     os.makedirs(out_dir, exist_ok=True)
-    top = Top(plan(graph, lanes=lanes))
+    top = Top(plan(graph, lanes=lanes), target)
     text = convert(top, graph.name, step,
                    f"{graph.name} ({len(graph.instances)} task instances)")
     vname = f"{graph.name}.v"
     with open(os.path.join(out_dir, vname), "w") as f:
         f.write(text)
-    info = manifest(top, [vname])
+    models = [p for p in sim_models(target) if os.path.basename(p)[:-2] in text]
+    for path in models:
+        shutil.copy(path, out_dir)
+    info = manifest(top, [vname] + [os.path.basename(p) for p in models])
     with open(os.path.join(out_dir, "design.json"), "w") as f:
         json.dump(info, f, indent=1)
         f.write("\n")

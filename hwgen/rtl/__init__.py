@@ -5,6 +5,6 @@
 ``input_buffer`` per input tensor, an ``output_chain`` or ``output_banks`` per output tensor
 (``output_buffer`` is their shared interface; ``walk`` counts beats and slots), and FIFOs.
 ``signatures`` holds the signatures between them, ``arith`` building blocks Yosys maps poorly on its
-own, ``simhelpers`` a host in Amaranth's simulator. Every decision comes from the plan: this
+own, ``multiply`` the multiplies for the target (DSP blocks with their own registers), ``simhelpers`` a host in Amaranth's simulator. Every decision comes from the plan: this
 layer only elaborates.
 """

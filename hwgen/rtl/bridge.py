@@ -43,6 +43,8 @@ class Bridged(wiring.Component):
         Most payload bytes in one frame (a power of two; an input buffer holds four chunks).
     timeout : int
         Cycles of line silence that end a truncated frame; default 64 bit times.
+    target : str
+        What the accelerator's multiplies lower to (``rtl.multiply.TARGETS``).
 
     Attributes
     ----------
@@ -55,7 +57,7 @@ class Bridged(wiring.Component):
     rx: In(1, init=1)
     tx: Out(1, init=1)
 
-    def __init__(self, plan, divisor, chunk=256, timeout=None):
+    def __init__(self, plan, divisor, chunk=256, timeout=None, target="generic"):
         if not isinstance(plan, Plan):
             raise TypeError(f"Bridged takes a hwgen.schedule.plan(graph, lanes=1), not {plan!r}")
         if any(n != 1 for n in plan.lanes.values()):
@@ -67,7 +69,7 @@ class Bridged(wiring.Component):
         self._plan, self._divisor, self._chunk = plan, divisor, chunk
         self._timeout = timeout or 64 * divisor
         self._ports = bridge_ports(plan.graph, chunk)
-        self._top = Top(plan)
+        self._top = Top(plan, target)
         super().__init__()
 
     plan = property(lambda self: self._plan)

@@ -17,6 +17,7 @@ from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
 from .arith import mul_const, named
 from .local_array import LocalArray
+from .multiply import multiply
 from .signatures import shape_of
 
 # ``a op b`` on Amaranth values (``ir.graph.BINARY`` is the same on Python integers).
@@ -65,6 +66,7 @@ class Member:
         self.memo = {}          # expression -> emitted value, within one statement
         self.pred = ()          # the predicates of the statement being compiled
         self.segment = 0
+        self.products = 0       # multiplies so far (each names its registers or DSP block)
 
     def compile(self):
         """Compile every statement, then the loop-carried registers and local arrays."""
@@ -152,13 +154,9 @@ class Member:
             return BINARY[e.op](a, b)
         lvl = max(level_of(a), level_of(b))
         if is_runtime_product(e):
-            # Optional operand registers, then the product register: the level
-            # ``schedule.Levels`` gives a product.
-            x, y = self.at(a, lvl + MULT_STAGES - 1), self.at(b, lvl + MULT_STAGES - 1)
-            value = x * y
-            prod = Signal(value.shape(), reset_less=True, name=f"{self.prefix}__prod")
-            with self.m.If(self.build.en):
-                self.m.d.sync += prod.eq(value)
+            self.products += 1
+            prod = multiply(self.m, self.at(a, lvl), self.at(b, lvl), self.build.en,
+                            f"{self.prefix}__mul{self.products}", self.group.target)
             return Staged(prod, lvl + MULT_STAGES)
         return Staged(_OPS[e.op](self.at(a, lvl), self.at(b, lvl)), lvl)
 

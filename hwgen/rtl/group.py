@@ -22,6 +22,7 @@ from . import signatures
 from .controller import Controller
 from .datapath import Member
 from .delay import DelayLines
+from .multiply import check_target
 from .signatures import shape_of
 
 
@@ -33,6 +34,9 @@ class Group(wiring.Component):
     plan : schedule.Plan
     scheduled : schedule.Group
         One of ``plan.schedule.groups``.
+    target : str
+        What multiplies lower to (``rtl.multiply.TARGETS``): ``"ecp5"`` DSP blocks with their
+        own registers, ``"generic"`` the same registers in logic (Amaranth's simulator).
 
     Attributes
     ----------
@@ -43,7 +47,7 @@ class Group(wiring.Component):
         its iterations and is far enough ahead (``spacing``).
     finished : Out(1)
         Pulse: the oldest problem in the array has made its last side effect.
-    plan, scheduled, ports : read-only
+    plan, scheduled, target, ports : read-only
         The parameters, and ``plan.ports`` of this group (``schedule.ports.GroupPorts``).
     spacing : int
         Enabled cycles between problem starts: the group's own spacing, or the plan's
@@ -54,10 +58,10 @@ class Group(wiring.Component):
         FIFO ports.
     """
 
-    def __init__(self, plan, scheduled):
+    def __init__(self, plan, scheduled, target="generic"):
         if scheduled not in plan.schedule.groups:
             raise ValueError(f"group {scheduled.name!r} is not one of the plan's groups")
-        self._plan, self._scheduled = plan, scheduled
+        self._plan, self._scheduled, self._target = plan, scheduled, check_target(target)
         self._ports = plan.ports[scheduled.name]
         self._spacing = max(scheduled.spacing, plan.group_spacing or 0)
         members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
@@ -67,6 +71,7 @@ class Group(wiring.Component):
 
     plan = property(lambda self: self._plan)
     scheduled = property(lambda self: self._scheduled)
+    target = property(lambda self: self._target)
     ports = property(lambda self: self._ports)
     spacing = property(lambda self: self._spacing)
 

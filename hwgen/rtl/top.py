@@ -14,6 +14,7 @@ from ..schedule.host_timing import chained
 from ..schedule.plan import Plan
 from .group import Group
 from .input_buffer import InputBuffer
+from .multiply import check_target
 from .output_banks import OutputBanks
 from .output_chain import OutputChain
 
@@ -26,19 +27,22 @@ class Top(wiring.Component):
     ----------
     plan : schedule.Plan
         ``hwgen.schedule.plan(graph, lanes)``.
+    target : str
+        What multiplies lower to (``rtl.multiply.TARGETS``): ``"generic"`` (the default, and
+        what Amaranth's simulator runs), ``"ecp5"`` (MULT18X18D blocks), ``"ice40"``.
 
     Attributes
     ----------
-    plan, graph, schedule, bankings, lanes, slots, expected_cycles, interval_cycles
-        The plan and its parts, read-only.
+    plan, target, graph, schedule, bankings, lanes, slots, expected_cycles, interval_cycles
+        The parameters and the plan's parts, read-only.
     fifos : dict
         After elaboration: channel -> its ``SyncFIFO`` (simulations report stuck streams).
     """
 
-    def __init__(self, plan):
+    def __init__(self, plan, target="generic"):
         if not isinstance(plan, Plan):
             raise TypeError(f"Top takes a hwgen.schedule.plan(graph), not {plan!r}")
-        self._plan = plan
+        self._plan, self._target = plan, check_target(target)
         self.fifos = {}
         members = {}
         for t in plan.graph.tensors.values():
@@ -47,6 +51,7 @@ class Top(wiring.Component):
         super().__init__(members)
 
     plan = property(lambda self: self._plan)
+    target = property(lambda self: self._target)
     graph = property(lambda self: self._plan.graph)
     schedule = property(lambda self: self._plan.schedule)
     bankings = property(lambda self: self._plan.bankings)
@@ -60,7 +65,7 @@ class Top(wiring.Component):
         plan = self.plan
         groups = []
         for g in self.schedule.groups:
-            grp = Group(plan, g)
+            grp = Group(plan, g, self.target)
             m.submodules[g.name] = grp
             groups.append(grp)
         ins, outs = self._buffers(m, groups)

@@ -18,10 +18,10 @@ from ..ir.layout import array_in_memory
 # (block RAM's clock-to-output is 5.8 ns on ECP5; without the register it fed the multiplier).
 READ_LATENCY = 2
 
-# A multiply of two run-time values ends in a product register (Yosys does not pack it into the
-# DSP block). With 2, operand registers are added in front of the multiplier; on ECP5 nextpnr did
-# not place them next to the DSP (8x8 gemm_os: 105.8 MHz either way), so one stage it is.
-MULT_STAGES = 1
+# A multiply of two run-time values passes three registers: the operands, the product and the
+# output (on ECP5 the MULT18X18D block's own, ``rtl.multiply``). With the one product register
+# in the fabric, both legs of register -> DSP -> register were routed (8x8 gemm_os: 102 MHz).
+MULT_STAGES = 3
 
 
 def is_runtime_product(e):

@@ -7,21 +7,29 @@ from hwgen.flow.simulate import simulate, summary
 from hwgen.pipeline import load_design
 from tests.conftest import example, program
 
+# The Verilog built for ECP5 (MULT18X18D blocks, through their simulation model) and the
+# generic Verilog Amaranth's simulator also runs.
+ECP5 = "ecp5-85k"
 CASES = [
-    ("verilator", example("gemm_os"), {"M": 5, "N": 3, "K": 17}),
-    ("icarus", example("gemm_os"), {"M": 5, "N": 3, "K": 17}),
-    ("verilator", example("gemm_os"), {"M": 2, "N": 3, "K": 1}),
-    ("verilator", example("gemm_os"), {"M": 8, "N": 8, "K": 8}),    # big enough for PCH builds
-    ("icarus", example("gemm_os"), {"M": 3, "N": 2, "K": 1}),
-    ("icarus", example("producer_consumer"), {"N": 13}),
-    ("icarus", program("fifo_skew"), {"N": 5, "D": 1}),
+    ("verilator", example("gemm_os"), {"M": 5, "N": 3, "K": 17}, ECP5),
+    ("icarus", example("gemm_os"), {"M": 5, "N": 3, "K": 17}, ECP5),
+    ("icarus", example("conv2d_systolic"), {}, ECP5),
+    ("verilator", example("gemm_os"), {"M": 2, "N": 3, "K": 1}, None),
+    ("verilator", example("gemm_os"), {"M": 8, "N": 8, "K": 8}, None),   # PCH-sized build
+    ("icarus", example("gemm_os"), {"M": 3, "N": 2, "K": 1}, None),
+    ("icarus", example("producer_consumer"), {"N": 13}, None),
+    ("icarus", program("fifo_skew"), {"N": 5, "D": 1}, None),
 ]
 
 
-@pytest.mark.parametrize("sim,path,params", CASES)
-def test_cocotb_against_numpy(tmp_path, sim, path, params):
+@pytest.mark.parametrize("sim,path,params,device", CASES)
+def test_cocotb_against_numpy(tmp_path, sim, path, params, device):
     graph = load_design(path, params)
-    result = simulate(graph, tmp_path, sim=sim, problems=3)
+    result = simulate(graph, tmp_path, sim=sim, problems=3, device=device)
+    assert result["design"]["target"] == ("ecp5" if device else "generic")
+    if device:
+        assert result["design"]["verilog"][1:] == ["MULT18X18D.v"]
+        assert "MULT18X18D #" in (tmp_path / result["design"]["verilog"][0]).read_text()
     text = "\n".join(summary(result))
     assert result["failed"] == 0 and result["total"] == 2, text
     tests = result["tests"]

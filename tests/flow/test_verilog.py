@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from hwgen.flow import verilog
 from hwgen.pipeline import load_design
 from tests.conftest import example
@@ -56,3 +58,13 @@ def test_convert_announces_its_stages_and_equals_amaranth(tmp_path):
     text = verilog.convert(Top(plan(graph)), "gemm_os", said.append)
     assert said == ["elaborating gemm_os into a netlist (Amaranth)", "writing Verilog (Yosys)"]
     assert text == amaranth_verilog.convert(Top(plan(graph)), name="gemm_os", emit_src=False)
+
+
+def test_the_target_follows_the_device_and_an_unknown_one_is_an_error(tmp_path):
+    from hwgen import HwgenError
+    assert verilog.target_of("ecp5-85k") == "ecp5" and verilog.target_of("ice40-up5k") == "ice40"
+    with pytest.raises(HwgenError, match="unknown DEVICE 'xc7a35t'"):
+        verilog.target_of("xc7a35t")
+    graph = load_design(example("producer_consumer"), {"N": 2})
+    info = verilog.write(graph, tmp_path, target="ecp5")     # nothing to multiply: no model
+    assert info["target"] == "ecp5" and info["verilog"] == ["producer_consumer.v"]

@@ -1,0 +1,76 @@
+"""Multiplies of two run-time values, lowered for the target: ``MULT_STAGES`` registers each.
+
+Every product passes three registers that move with the group's enable: the operands, the
+product (the pipeline register) and the output. On ECP5 those are the ``MULT18X18D`` block's
+own registers (``REG_INPUTA_CLK``, ``REG_INPUTB_CLK``, ``REG_PIPELINE_CLK``,
+``REG_OUTPUT_CLK``), so nothing of the multiply is routed through the fabric: an inferred
+multiply uses none of them (Yosys never packs fabric registers into the block), and the path
+register → DSP → register crosses the fabric twice. Elsewhere, and in Amaranth's simulator,
+the same three registers are written behaviourally (``synth_ice40 -dsp`` packs them into
+``SB_MAC16``). ``models/MULT18X18D.v`` is the block's simulation model for Icarus and
+Verilator; ``tests/rtl/test_multiply.py`` holds the two lowerings equal cycle by cycle.
+"""
+import os
+
+from amaranth.hdl import Cat, ClockSignal, Const, Instance, Signal, Value
+
+
+TARGETS = ("generic", "ecp5", "ice40")
+
+# Operand bits of one MULT18X18D: 18-bit two's complement (unsigned values up to 17 bits).
+DSP_BITS = 18
+
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+
+
+def check_target(target):
+    """``target`` itself, or a ``ValueError`` naming the targets there are."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
+    return target
+
+
+def fits_dsp(x, y):
+    """Whether ``x * y`` fits one MULT18X18D: both operands 18 bits once sign-extended."""
+    return all(v.shape().width + (not v.shape().signed) <= DSP_BITS for v in (x, y))
+
+
+def sim_models(target):
+    """The Verilog simulation models (paths) the target's primitives need in Icarus and
+    Verilator; Yosys skips them (they sit under ``ifndef SYNTHESIS``)."""
+    return [os.path.join(MODELS, "MULT18X18D.v")] if target == "ecp5" else []
+
+
+def multiply(m, x, y, en, name, target="generic"):
+    """``x * y`` ``MULT_STAGES`` enabled cycles after ``x`` and ``y``, as a signal."""
+    product = Value.cast(x * y)
+    out = Signal(product.shape(), reset_less=True, name=f"{name}_p")
+    if target == "ecp5" and fits_dsp(x, y):
+        _mult18x18d(m, x, y, out, en, name)
+        return out
+    regs = [Signal(v.shape(), reset_less=True, name=f"{name}_{s}")
+            for v, s in ((x, "a"), (y, "b"), (product, "m"))]
+    with m.If(en):
+        m.d.sync += [regs[0].eq(x), regs[1].eq(y), regs[2].eq(regs[0] * regs[1]),
+                     out.eq(regs[2])]
+    return out
+
+
+def _mult18x18d(m, x, y, out, en, name):
+    """One MULT18X18D with its input, pipeline and output registers on ``CLK0``/``CE0``; only
+    the ``REG_*_CLK`` parameters are set (more made Yosys 0.70 fail inside ABC9)."""
+    ports = {}
+    for letter, v in (("A", x), ("B", y)):
+        v = Value.cast(v)
+        pad = DSP_BITS - v.shape().width
+        bits = Cat(v, *([v[-1] if v.shape().signed else Const(0, 1)] * pad))
+        ports.update({f"i_{letter}{k}": bits[k] for k in range(DSP_BITS)})
+    p = Signal(2 * DSP_BITS, name=f"{name}_P")
+    ports.update({f"o_P{k}": p[k] for k in range(2 * DSP_BITS)})
+    m.submodules[name] = Instance(
+        "MULT18X18D",
+        p_REG_INPUTA_CLK="CLK0", p_REG_INPUTB_CLK="CLK0", p_REG_PIPELINE_CLK="CLK0",
+        p_REG_OUTPUT_CLK="CLK0",
+        i_SIGNEDA=Const(1), i_SIGNEDB=Const(1), i_CLK0=ClockSignal(), i_CE0=en, i_RST0=Const(0),
+        **ports)
+    m.d.comb += out.eq(p[:out.shape().width])
