@@ -28,10 +28,10 @@ from .generate import IN_TYPE, OUT_TYPE, layout
 # tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
 # counted, not fitted: one multiplier per PE, and block RAMs by Yosys's rules.
 RESOURCE_MODEL = {
-    "LUT": {"pe": 23.4, "acc_bit": 1.6, "lutram": 7.4, "mux_bit": 0.41, "ctrl_bit": 2.6,
-            "bram_emu": 0.88, "const_mul": 9.7},
-    "FF": {"base": 85.7, "acc_bit": 0.84, "link_bit": 1.2, "pipe_bit": 0.95, "delay_bit": 0.86,
-           "ctrl_bit": 0.55, "buf_bit": 0.84, "bram_emu": 0.9},
+    "LUT": {"pe": 22.5, "acc_bit": 1.6, "lutram": 7.3, "mux_bit": 0.44, "addr_bit": 0.23,
+            "ctrl_bit": 2.7, "bram_emu": 0.79, "const_mul": 11.1},
+    "FF": {"base": 90.9, "acc_bit": 0.91, "link_bit": 0.64, "pipe_bit": 1.1, "delay_bit": 1.1,
+           "ctrl_bit": 0.051, "buf_bit": 0.77, "bram_emu": 0.81},
 }
 
 # The structural counts (keys of ``Cost.counts``): ``base`` 1 per design; ``pe`` PEs;

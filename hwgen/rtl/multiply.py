@@ -6,8 +6,9 @@ own registers (``REG_INPUTA_CLK``, ``REG_INPUTB_CLK``, ``REG_PIPELINE_CLK``,
 ``REG_OUTPUT_CLK``), so nothing of the multiply is routed through the fabric: an inferred
 multiply uses none of them (Yosys never packs fabric registers into the block), and the path
 register → DSP → register crosses the fabric twice. Elsewhere, and in Amaranth's simulator,
-the same three registers are written behaviourally (``synth_ice40 -dsp`` packs them into
-``SB_MAC16``). ``models/MULT18X18D.v`` is the block's simulation model for Icarus and
+the same three registers are written behaviourally (``synth_ice40 -dsp`` packs the operand
+and output registers into ``SB_MAC16``; the product register stays in the fabric). Products
+wider than one block are behavioural on every target. ``models/MULT18X18D.v`` is the block's simulation model for Icarus and
 Verilator; ``tests/rtl/test_multiply.py`` holds the two lowerings equal cycle by cycle.
 """
 import os
@@ -42,7 +43,8 @@ def sim_models(target):
 
 
 def multiply(m, x, y, en, name, target="generic"):
-    """``x * y`` ``MULT_STAGES`` enabled cycles after ``x`` and ``y``, as a signal."""
+    """``x * y`` three enabled cycles (``schedule.levels.MULT_STAGES``) after ``x`` and ``y``,
+    as a signal; ``name`` names its registers or its block in ``m``."""
     product = Value.cast(x * y)
     out = Signal(product.shape(), reset_less=True, name=f"{name}_p")
     if target == "ecp5" and fits_dsp(x, y):
