@@ -66,7 +66,9 @@ def write(graph, out_dir, lanes=None, step=None, target="generic"):
     vname = f"{graph.name}.v"
     with open(os.path.join(out_dir, vname), "w") as f:
         f.write(text)
-    models = [p for p in sim_models(target) if os.path.basename(p)[:-2] in text]
+    # A model is listed only when the design instantiates its primitive (file = module name).
+    models = [p for p in sim_models(target)
+              if os.path.splitext(os.path.basename(p))[0] in text]
     for path in models:
         shutil.copy(path, out_dir)
     info = manifest(top, [vname] + [os.path.basename(p) for p in models])

@@ -10,9 +10,10 @@ from tests.conftest import example
 @pytest.mark.pnr
 def test_small_gemm_on_ecp5_has_one_multiplier_per_pe(tmp_path):
     graph = load_design(example("gemm_os"), {"M": 2, "N": 2, "K": 4})
-    info = verilog.write(graph, tmp_path)
+    info = verilog.write(graph, tmp_path, target="ecp5")    # MULT18X18D blocks; model skipped
     t = pnr.timing(str(tmp_path), info["verilog"], info["top"], "ecp5-85k")
     assert t["used"]["DSP"] == 4
+    assert t["critical_path"]["ns"] > 0 and t["critical_path"]["from"]
     assert t["fmax_mhz"] > 30
     assert 0 < t["used"]["LUT"] < 5000 and t["used"]["FF"] > 0
     assert (tmp_path / "timing.json").exists()
@@ -21,3 +22,11 @@ def test_small_gemm_on_ecp5_has_one_multiplier_per_pe(tmp_path):
 def test_unknown_device_is_an_error():
     with pytest.raises(HwgenError, match="unknown DEVICE"):
         pnr.device_info("xc7a35t")
+
+
+def test_a_report_without_register_paths_has_no_critical_path():
+    assert pnr.critical_path({}) is None
+    only_pins = {"critical_paths": [{"from": "<async>", "to": "posedge clk", "path": [
+        {"type": "routing", "delay": 1.0, "from": {"cell": "a"}, "to": {"cell": "b"}}]}]}
+    assert pnr.critical_path(only_pins) is None
+    assert pnr.describe_path(None) == "critical path: none reported"

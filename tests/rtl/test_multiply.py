@@ -81,6 +81,9 @@ endmodule
 """
 
 
+needs_icarus = pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus")
+
+
 def _compare(tmp_path, x_shape, y_shape, n, exhaustive=False):
     """Icarus runs both lowerings side by side; returns (checked, errors)."""
     files = []
@@ -105,9 +108,7 @@ def _compare(tmp_path, x_shape, y_shape, n, exhaustive=False):
     return checked, errors
 
 
-pytestmark = pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus")
-
-
+@needs_icarus
 @pytest.mark.parametrize("x_shape,y_shape", [
     (signed(8), signed(8)), (unsigned(8), signed(8)), (signed(18), signed(18)),
     (unsigned(17), unsigned(17)), (signed(4), unsigned(3)),
@@ -118,6 +119,7 @@ def test_mult18x18d_equals_the_behavioural_model(tmp_path, x_shape, y_shape):
     assert checked > 3000 and errors == 0
 
 
+@needs_icarus
 def test_mult18x18d_equals_the_behavioural_model_on_every_int8_pair(tmp_path):
     checked, errors = _compare(tmp_path, signed(8), signed(8), 1 << 16, exhaustive=True)
     assert checked > 1 << 16 and errors == 0
