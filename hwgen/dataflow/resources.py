@@ -19,6 +19,7 @@ from ..schedule import READ_LATENCY
 from ..schedule.groups import link_delay
 from ..schedule.host_timing import chained, lane_split, range_bits, slot_bits
 from ..schedule.lines import FINISH, SLOT, Line, LineKind
+from ..schedule.memories import memory_kind
 from .generate import IN_TYPE, OUT_TYPE, layout
 
 # LUT and FF per structural count of ``structure`` (``base`` = 1 per design): TRELLIS_COMB
@@ -112,30 +113,6 @@ def _odd(n):
     while n and n % 2 == 0:
         n //= 2
     return n
-
-
-def _memory(entries, width, reads):
-    """How Yosys's ``memory_libmap`` maps a memory with one write port and ``reads`` read ports
-    on ECP5 (its cost rules with the Lattice libraries): ``(kind, cells, rows)`` with kind
-    ``"lutram"`` (cells: TRELLIS_DPR16X4), ``"bram"`` (DP16KD / PDPW16KD) or ``"ff"``
-    (registers), and ``rows`` the cells one read port muxes between."""
-    reads = max(1, reads)
-    best = (entries * width * 1.0, "ff", 0, entries)         # soft logic: 1 per bit
-    rows = -(-entries // 16)                                 # DPR16X4: 16 x 4, async read
-    cells = rows * -(-width // 4) * reads
-    c = 4 * cells + (rows - 1) * width * reads / 2 + (rows / 2 if rows > 1 else 0) + 2 * reads
-    if c < best[0]:
-        best = (c, "lutram", cells, rows)
-    for bits, depth in ((1, 16384), (2, 8192), (4, 4096), (9, 2048), (18, 1024), (36, 512)):
-        # DP16KD up to 18 bits, PDPW16KD (separate read and write port groups) at 36: a read
-        # that must not see the same cycle's write is emulated (write delayed, bypass).
-        rows = -(-entries // depth)
-        cells = rows * -(-width // bits) * reads
-        emu = 2 * (3 + 4 * reads) if bits == 36 else 2 * 4 * reads
-        c = 128 * cells + (rows - 1) * width * reads / 2 + (rows / 2 if rows > 1 else 0) + emu
-        if c < best[0]:
-            best = (c, "bram" if bits < 36 else "bram36", cells, rows)
-    return best[1:]
 
 
 class _Count:
@@ -351,7 +328,7 @@ class _Count:
     def memory(self, entries, width, reads, copies):
         """``copies`` memories of ``entries`` x ``width`` with ``reads`` read ports."""
         n = self.n
-        kind, cells, rows = _memory(entries, width, reads)
+        kind, cells, rows = memory_kind(entries, width, reads)
         if kind.startswith("bram"):
             n["bram"] += copies * cells
             # Registers Yosys adds around a block RAM: the emulated read-before-write of

@@ -5,7 +5,7 @@ import shutil
 
 from amaranth.back import rtlil, verilog
 
-from ..rtl.multiply import sim_models
+from ..rtl.target import sim_models
 from ..rtl.top import Top, fifo_instance
 from ..schedule import plan
 from ..schedule.host_timing import row_pad
@@ -55,7 +55,7 @@ def convert(top, name, step=None, label=None):
 
 def write(graph, out_dir, lanes=None, step=None, target="generic"):
     """Write ``<top>.v`` and ``design.json`` into ``out_dir``; return the manifest.
-    ``step(text)`` announces each stage (see `convert`). ``target`` (``rtl.multiply.TARGETS``)
+    ``step(text)`` announces each stage (see `convert`). ``target`` (``rtl.target.TARGETS``)
     selects the multipliers; the simulation models its primitives need are copied beside the
     Verilog and listed in ``design.json`` with it, so any simulator runs the same files Yosys
     synthesizes (Yosys skips the models)."""

@@ -44,7 +44,7 @@ class Bridged(wiring.Component):
     timeout : int
         Cycles of line silence that end a truncated frame; default 64 bit times.
     target : str
-        What the accelerator's multiplies lower to (``rtl.multiply.TARGETS``).
+        What the accelerator's multiplies lower to (``rtl.target.TARGETS``).
 
     Attributes
     ----------

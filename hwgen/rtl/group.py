@@ -22,7 +22,7 @@ from . import signatures
 from .controller import Controller
 from .datapath import Member
 from .delay import DelayLines
-from .multiply import check_target
+from .target import check_target
 from .signatures import shape_of
 
 
@@ -35,7 +35,7 @@ class Group(wiring.Component):
     scheduled : schedule.Group
         One of ``plan.schedule.groups``.
     target : str
-        What multiplies lower to (``rtl.multiply.TARGETS``): ``"ecp5"`` DSP blocks with their
+        What multiplies lower to (``rtl.target.TARGETS``): ``"ecp5"`` DSP blocks with their
         own registers, ``"generic"`` the same registers in logic (Amaranth's simulator).
 
     Attributes

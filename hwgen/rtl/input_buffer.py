@@ -14,6 +14,7 @@ from amaranth.utils import ceil_log2
 
 from ..schedule.host_timing import lane_split, slot_bits
 from .arith import mux_tree, named
+from .block_ram import DP16KDMemory, uses_dp16kd
 from .signatures import bank_port_name, bank_ports, shape_of
 from .walk import BeatWalk, SlotCounter, sub_address
 
@@ -33,6 +34,9 @@ class InputBuffer(wiring.Component):
         Elements per host beat; must fit the layout (``schedule.host_timing.lane_split``).
     slots : int
         Problems the banks hold at once (2: double buffering).
+    target : str
+        ``rtl.target.TARGETS``: on ``"ecp5"`` the banks Yosys would put in block RAM are
+        ``rtl.block_ram.DP16KDMemory`` blocks whose output register is the read's data register.
 
     Attributes
     ----------
@@ -48,9 +52,9 @@ class InputBuffer(wiring.Component):
         Reads slot ``rd<k>.slot``; ``data`` follows two enabled cycles after ``addr``.
     """
 
-    def __init__(self, tensor, banking, readers, lanes=1, slots=2):
+    def __init__(self, tensor, banking, readers, lanes=1, slots=2, target="generic"):
         self._tensor, self._banking, self._readers = tensor, banking, tuple(readers)
-        self._lanes, self._slots = lanes, slots
+        self._lanes, self._slots, self._target = lanes, slots, target
         self._f, self._g = lane_split(banking, tensor.shape, lanes)
         if banking.extent[-1] % self._f:
             raise ValueError(f"lanes={lanes} needs the banking of '{tensor.name}' with rows padded "
@@ -78,9 +82,9 @@ class InputBuffer(wiring.Component):
         sub_depth = self.banking.depth // f
         # The slot is the address MSBs: each slot is padded to a power of two.
         sb = slot_bits(self.slots)
-        mems = [[memory.Memory(shape=shape, depth=(1 << sb) << ceil_log2(sub_depth), init=[])
-                 for _ in range(f)]
-                for _ in range(self.banking.banks)]
+        entries = (1 << sb) << ceil_log2(sub_depth)
+        mems = [[self._memory(shape, entries, self.readers.count(b)) for _ in range(f)]
+                for b in range(self.banking.banks)]
         for b, subs in enumerate(mems):
             for s, mem in enumerate(subs):
                 m.submodules[f"bank{b}_{s}"] = mem
@@ -88,6 +92,11 @@ class InputBuffer(wiring.Component):
         for k, b in enumerate(self.readers):
             self._read(m, k, mems[b], sub_depth)
         return m
+
+    def _memory(self, shape, entries, reads):
+        if uses_dp16kd(entries, shape.width, reads, self._target):
+            return DP16KDMemory(shape, entries)
+        return memory.Memory(shape=shape, depth=entries, init=[])
 
     def _load(self, m, mems, sub_depth):
         """Write beats into the slot being loaded; track which slots are full and fresh."""
@@ -137,13 +146,18 @@ class InputBuffer(wiring.Component):
             rp = mem.read_port()
             m.d.comb += [rp.addr.eq(sub_addr), rp.en.eq(port.en)]
             datas.append(rp.data)
-        # The read data (after the sub-bank mux) is registered: read latency 2.
+        # Read latency 2: the memory's read, then a data register after the sub-bank mux, or in
+        # a DP16KD its output register (the mux then follows it, its select delayed twice).
+        in_block = isinstance(subs[0], DP16KDMemory)
         data = datas[0]
         if f > 1:
-            sel = Signal(ceil_log2(f), name=f"rd{k}_sub")
+            sel = [Signal(ceil_log2(f), name=f"rd{k}_sub{n}") for n in range(1 + in_block)]
             with m.If(port.en):
-                m.d.sync += sel.eq(addr[:ceil_log2(f)])
-            data = mux_tree(datas, sel)
+                m.d.sync += [s.eq(v) for s, v in zip(sel, [addr[:ceil_log2(f)]] + sel)]
+            data = mux_tree(datas, sel[-1])
+        if in_block:
+            m.d.comb += port.data.eq(data)
+            return
         q = Signal(shape_of(self.tensor.dtype), reset_less=True, name=f"rd{k}_q")
         with m.If(port.en):
             m.d.sync += q.eq(data)

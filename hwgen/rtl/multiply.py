@@ -8,38 +8,18 @@ multiply uses none of them (Yosys never packs fabric registers into the block), 
 register → DSP → register crosses the fabric twice. Elsewhere, and in Amaranth's simulator,
 the same three registers are written behaviourally (``synth_ice40 -dsp`` packs the operand
 and output registers into ``SB_MAC16``; the product register stays in the fabric). Products
-wider than one block are behavioural on every target. ``models/MULT18X18D.v`` is the block's simulation model for Icarus and
-Verilator; ``tests/rtl/test_multiply.py`` holds the two lowerings equal cycle by cycle.
+wider than one block are behavioural on every target. ``models/MULT18X18D.v`` is the block's
+simulation model for Icarus and Verilator (``rtl.target``); ``tests/rtl/test_multiply.py`` holds the two lowerings equal cycle by cycle.
 """
-import os
-
 from amaranth.hdl import Cat, ClockSignal, Const, Instance, Signal, Value
-
-
-TARGETS = ("generic", "ecp5", "ice40")
 
 # Operand bits of one MULT18X18D: 18-bit two's complement (unsigned values up to 17 bits).
 DSP_BITS = 18
-
-MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
-
-
-def check_target(target):
-    """``target`` itself, or a ``ValueError`` naming the targets there are."""
-    if target not in TARGETS:
-        raise ValueError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
-    return target
 
 
 def fits_dsp(x, y):
     """Whether ``x * y`` fits one MULT18X18D: both operands 18 bits once sign-extended."""
     return all(v.shape().width + (not v.shape().signed) <= DSP_BITS for v in (x, y))
-
-
-def sim_models(target):
-    """The Verilog simulation models (paths) the target's primitives need in Icarus and
-    Verilator; Yosys skips them (they sit under ``ifndef SYNTHESIS``)."""
-    return [os.path.join(MODELS, "MULT18X18D.v")] if target == "ecp5" else []
 
 
 def multiply(m, x, y, en, name, target="generic"):

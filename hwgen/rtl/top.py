@@ -14,7 +14,7 @@ from ..schedule.host_timing import chained
 from ..schedule.plan import Plan
 from .group import Group
 from .input_buffer import InputBuffer
-from .multiply import check_target
+from .target import check_target
 from .output_banks import OutputBanks
 from .output_chain import OutputChain
 
@@ -28,8 +28,8 @@ class Top(wiring.Component):
     plan : schedule.Plan
         ``hwgen.schedule.plan(graph, lanes)``.
     target : str
-        What multiplies lower to (``rtl.multiply.TARGETS``): ``"generic"`` (the default, and
-        what Amaranth's simulator runs), ``"ecp5"`` (MULT18X18D blocks), ``"ice40"``.
+        What the design lowers to (``rtl.target.TARGETS``): ``"generic"`` (the default, and
+        what Amaranth's simulator runs), ``"ecp5"`` (MULT18X18D and DP16KD blocks), ``"ice40"``.
 
     Attributes
     ----------
@@ -87,7 +87,7 @@ class Top(wiring.Component):
         ins, outs = [], []
         for t in graph.inputs:
             buf = InputBuffer(t, plan.bankings[t.name], [p.bank for _, p in readers[t.name]],
-                              plan.lanes[t.name], plan.slots)
+                              plan.lanes[t.name], plan.slots, self.target)
             m.submodules[f"in_{t.name}"] = buf
             connect(m, wiring.flipped(getattr(self, t.name)), buf.host)
             for k, (grp, port) in enumerate(readers[t.name]):

@@ -7,12 +7,13 @@ from hwgen.flow.simulate import simulate, summary
 from hwgen.pipeline import load_design
 from tests.conftest import example, program
 
-# The Verilog built for ECP5 (MULT18X18D blocks, through their simulation model) and the
-# generic Verilog Amaranth's simulator also runs.
+# The Verilog built for ECP5 (MULT18X18D and, where a bank is large enough, DP16KD blocks,
+# through their simulation models) and the generic Verilog Amaranth's simulator also runs.
 ECP5 = "ecp5-85k"
 CASES = [
     ("verilator", example("gemm_os"), {"M": 5, "N": 3, "K": 17}, ECP5),
-    ("icarus", example("gemm_os"), {"M": 5, "N": 3, "K": 17}, ECP5),
+    ("verilator", example("gemm_os"), {"M": 3, "N": 5, "K": 97}, ECP5),
+    ("icarus", example("gemm_os"), {"M": 3, "N": 5, "K": 97}, ECP5),
     ("icarus", example("conv2d_systolic"), {}, ECP5),
     ("verilator", example("gemm_os"), {"M": 2, "N": 3, "K": 1}, None),
     ("verilator", example("gemm_os"), {"M": 8, "N": 8, "K": 8}, None),   # PCH-sized build
@@ -28,8 +29,10 @@ def test_cocotb_against_numpy(tmp_path, sim, path, params, device):
     result = simulate(graph, tmp_path, sim=sim, problems=3, device=device)
     assert result["design"]["target"] == ("ecp5" if device else "generic")
     if device:
-        assert result["design"]["verilog"][1:] == ["MULT18X18D.v"]
-        assert "MULT18X18D #" in (tmp_path / result["design"]["verilog"][0]).read_text()
+        text = (tmp_path / result["design"]["verilog"][0]).read_text()
+        models = [m for m in ("MULT18X18D", "DP16KD") if f"{m} #" in text]
+        assert "MULT18X18D" in models and ("DP16KD" in models) == (params.get("K") == 97)
+        assert result["design"]["verilog"][1:] == [f"{m}.v" for m in models]
     text = "\n".join(summary(result))
     assert result["failed"] == 0 and result["total"] == 2, text
     tests = result["tests"]

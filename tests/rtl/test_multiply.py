@@ -12,7 +12,8 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from hwgen.rtl.multiply import check_target, fits_dsp, multiply, sim_models
+from hwgen.rtl.multiply import fits_dsp, multiply
+from hwgen.rtl.target import check_target, sim_models
 from hwgen.schedule.levels import MULT_STAGES
 
 

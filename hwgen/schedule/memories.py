@@ -1,0 +1,38 @@
+"""Which ECP5 primitive a buffer memory becomes: Yosys's ``memory_libmap`` cost rules with the
+Lattice libraries, written down once so that the resource model (``dataflow.resources``) counts
+what the hardware (``rtl.block_ram``) builds."""
+
+# DP16KD's configurations (data bits, entries); PDPW16KD adds 36 x 512 with separate read and
+# write port groups.
+DP16KD_SHAPES = ((1, 16384), (2, 8192), (4, 4096), (9, 2048), (18, 1024))
+PDPW16KD_SHAPE = (36, 512)
+
+
+def memory_kind(entries, width, reads):
+    """How a memory with one write port and ``reads`` read ports maps: ``(kind, cells, rows)``
+    with kind ``"lutram"`` (cells: TRELLIS_DPR16X4), ``"bram"`` (DP16KD), ``"bram36"``
+    (PDPW16KD) or ``"ff"`` (registers), and ``rows`` the cells one read port muxes between."""
+    reads = max(1, reads)
+    best = (entries * width * 1.0, "ff", 0, entries)         # soft logic: 1 per bit
+    rows = -(-entries // 16)                                 # DPR16X4: 16 x 4, async read
+    cells = rows * -(-width // 4) * reads
+    c = 4 * cells + (rows - 1) * width * reads / 2 + (rows / 2 if rows > 1 else 0) + 2 * reads
+    if c < best[0]:
+        best = (c, "lutram", cells, rows)
+    for bits, depth in DP16KD_SHAPES + (PDPW16KD_SHAPE,):
+        # A PDPW16KD read that must not see the same cycle's write is emulated (write delayed,
+        # bypass).
+        rows = -(-entries // depth)
+        cells = rows * -(-width // bits) * reads
+        emu = 2 * (3 + 4 * reads) if bits == 36 else 2 * 4 * reads
+        c = 128 * cells + (rows - 1) * width * reads / 2 + (rows / 2 if rows > 1 else 0) + emu
+        if c < best[0]:
+            best = (c, "bram" if bits < 36 else "bram36", cells, rows)
+    return best[1:]
+
+
+def dp16kd_shape(entries, width):
+    """The DP16KD configuration ``(bits, depth)`` that holds ``entries`` x ``width`` in the
+    fewest blocks (ties: the fewer rows, so the fewer read muxes)."""
+    return min(DP16KD_SHAPES, key=lambda s: (-(-entries // s[1]) * -(-width // s[0]),
+                                             -(-entries // s[1])))
