@@ -59,17 +59,20 @@ class Controller:
         last_iter = Signal()
         m.d.comb += last_iter.eq(valid0 & (count == g.iterations - 1))
         lines.define(FINISH, last_iter)
-        m.d.comb += [group.accept.eq(en & (~running | (count >= spacing - 1))),
+        # ready: ``~running | (count >= spacing - 1)``, a register computed from the next
+        # state, so that the start handshake (rtl.top) begins at flip-flops.
+        ready, last = Signal(init=1), max(total, spacing) - 1
+        m.d.comb += [group.accept.eq(en & ready),
                      group.finished.eq(lines.tap(FINISH, g.taps) & en)]
         with m.If(group.start):
             m.d.sync += [running.eq(1), count.eq(0), self.seg.eq(0),
-                         self.slot.eq(slot_next.value)]
+                         self.slot.eq(slot_next.value), ready.eq(spacing <= 1)]
             slot_next.advance()
             m.d.sync += [i.eq(0) for i in self.idx]
         with m.Elif(running & en):
-            m.d.sync += count.eq(count + 1)
+            m.d.sync += [count.eq(count + 1), ready.eq((count == last) | (count + 2 >= spacing))]
             # Run until the last iteration has left the array and the spacing has passed.
-            with m.If(count == max(total, spacing) - 1):
+            with m.If(count == last):
                 m.d.sync += running.eq(0)
             with m.If(valid0):
                 self._step()

@@ -107,10 +107,9 @@ class InputBuffer(wiring.Component):
         wr_slot, next_slot, free_slot = (SlotCounter(m, self.slots, n)
                                          for n in ("wr_slot", "next_slot", "free_slot"))
         walk = BeatWalk(m, self.banking, f, g, "ld")
-        take = Signal()
+        take, fresh_next = Signal(), Signal(self.slots)
         m.d.comb += [self.host.ready.eq(~full.bit_select(wr_slot.value, 1)),
-                     take.eq(self.host.valid & self.host.ready),
-                     self.loaded.eq(fresh.bit_select(next_slot.value, 1))]
+                     take.eq(self.host.valid & self.host.ready), fresh_next.eq(fresh)]
         # Shared expressions go through signals: Amaranth emits an expression once per use.
         sub_addr = named(m, Cat(sub_address(walk.address, f, sub_depth), wr_slot.value), "ld_addr")
         beat = data.View(data.ArrayLayout(unsigned(bits), self.lanes), self.host.payload)
@@ -123,12 +122,16 @@ class InputBuffer(wiring.Component):
         with m.If(take):
             walk.step()
             with m.If(walk.last):
-                m.d.sync += [full.bit_select(wr_slot.value, 1).eq(1),
-                             fresh.bit_select(wr_slot.value, 1).eq(1)]
+                m.d.sync += full.bit_select(wr_slot.value, 1).eq(1)
+                m.d.comb += fresh_next.bit_select(wr_slot.value, 1).eq(1)
                 wr_slot.advance()
         with m.If(self.start):
-            m.d.sync += fresh.bit_select(next_slot.value, 1).eq(0)
+            m.d.comb += fresh_next.bit_select(next_slot.value, 1).eq(0)
             next_slot.advance()
+        # ``loaded`` is a register computed from the next state, so that the start handshake
+        # (rtl.top) begins at flip-flops rather than behind this buffer's slot logic.
+        m.d.sync += [fresh.eq(fresh_next),
+                     self.loaded.eq(fresh_next.bit_select(next_slot.following(self.start), 1))]
         with m.If(self.consume):
             m.d.sync += full.bit_select(free_slot.value, 1).eq(0)
             free_slot.advance()

@@ -26,7 +26,8 @@ class OutputBanks(OutputBuffer):
         advance, issue, issued_all, last_q = Signal(), Signal(), Signal(), Signal()
         bank_q = Signal(range(self.banking.banks))
         draining = Signal()
-        m.d.comb += [self.space.eq(~full.bit_select(next_slot.value, 1)),
+        full_next, space = Signal(self.slots), Signal(init=1)
+        m.d.comb += [self.space.eq(space), full_next.eq(full),
                      draining.eq(full.bit_select(rd_slot.value, 1)),
                      advance.eq(~self.host.valid | self.host.ready),
                      issue.eq(draining & ~issued_all & advance)]
@@ -54,9 +55,13 @@ class OutputBanks(OutputBuffer):
         with m.If(self.start):
             next_slot.advance()
         with m.If(self.commit):
-            m.d.sync += full.bit_select(commit_slot.value, 1).eq(1)
+            m.d.comb += full_next.bit_select(commit_slot.value, 1).eq(1)
             commit_slot.advance()
         with m.If(self.host.valid & self.host.ready & last_q):
-            m.d.sync += [full.bit_select(rd_slot.value, 1).eq(0), issued_all.eq(0)]
+            m.d.comb += full_next.bit_select(rd_slot.value, 1).eq(0)
+            m.d.sync += issued_all.eq(0)
             rd_slot.advance()
+        # ``space`` is a register computed from the next state (see InputBuffer.loaded).
+        m.d.sync += [full.eq(full_next),
+                     space.eq(~full_next.bit_select(next_slot.following(self.start), 1))]
         return m

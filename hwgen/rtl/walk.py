@@ -20,8 +20,15 @@ class SlotCounter:
 
     def advance(self):
         """Count to the next slot at the next clock edge (inside the caller's conditions)."""
+        self.m.d.sync += self.value.eq(self._after())
+
+    def following(self, advance):
+        """The value after this cycle's edge, when the counter advances iff ``advance``."""
+        return Mux(advance, self._after(), self.value)
+
+    def _after(self):
         v = self.value
-        self.m.d.sync += v.eq(Mux(v == self.slots - 1, 0, v + 1))
+        return Mux(v == self.slots - 1, 0, v + 1)
 
 
 class BeatWalk:
