@@ -2,18 +2,7 @@
 of puts equals the number of gets (loop trip counts and first/last predicates included)."""
 from ..errors import HwgenError
 from ..ir.graph import StreamOp, stream_ops
-
-
-def executions(pred, trips):
-    """How many iterations of a loop nest with ``trips`` satisfy the predicates ``pred``."""
-    count = 1
-    for d, trip in enumerate(trips):
-        allowed = set(range(trip))
-        for p in pred:
-            if p.depth <= d:
-                allowed &= {0} if p.kind == "first" else {trip - 1}
-        count *= len(allowed)
-    return count
+from ..ir.ranges import executions
 
 
 def channel_ops(graph):

@@ -161,15 +161,19 @@ def _input_buffer(m, live, buf, inside, fault):
     start, consume = Signal(name=f"{n}_start"), Signal(name=f"{n}_consume")
     m.d.comb += [buf.start.eq(start), buf.consume.eq(consume)]
     complete = take & (c.beat == count - 1)
+    # The last beat is written LOAD_LATENCY (one) cycle later: only then is its problem fresh.
+    written = Signal(name=f"{n}_written")
+    m.d.sync += written.eq(complete)
     advance(m, c.beat, count, take)
     advance(m, c.load_slot, slots, complete)
     advance(m, c.start_slot, slots, start)
     advance(m, c.use_slot, slots, consume)
-    m.d.sync += [c.held.eq(c.held + complete - consume), c.fresh.eq(c.fresh + complete - start)]
+    m.d.sync += [c.held.eq(c.held + complete - consume), c.fresh.eq(c.fresh + written - start)]
     with m.If(complete & (c.loads <= slots)):
         m.d.sync += c.loads.eq(c.loads + 1)
     # rtl.top starts a problem only when it is loaded, and consumes each started one once.
-    m.d.comb += [Assume(~start | buf.loaded), Assume(~consume | (c.held != c.fresh))]
+    m.d.comb += [Assume(~start | buf.loaded),
+                 Assume(~consume | (c.held != c.fresh + written))]
     with m.If(live):
         m.d.comb += [Assert(buf.host.ready == (c.held < slots)),
                      Assert(buf.loaded == (c.fresh != 0))]
@@ -192,15 +196,18 @@ def _input_track(m, live, buf, c, host):
         m.d.comb += Assume((payload.word_select(lane, bits) == 0) | (carrying & (t.lane == lane)))
     t.tracked, t.value = Signal(name=f"{n}_tracked"), Signal(bits, name=f"{n}_value")
     t.slot = Signal.like(c.load_slot, name=f"{n}_slot")
+    # landed: the tracked element is in its memory cell (written the cycle after it is taken).
+    t.landed = Signal(name=f"{n}_landed")
+    m.d.sync += t.landed.eq(t.tracked)
     with m.If(take & carrying):
         m.d.sync += [t.tracked.eq(1), t.slot.eq(c.load_slot),
                      t.value.eq(payload.word_select(t.lane, bits))]
     with m.If(consume & (c.use_slot == t.slot)):
-        m.d.sync += t.tracked.eq(0)
+        m.d.sync += [t.tracked.eq(0), t.landed.eq(0)]
     t.ports = []
     for k, bank in enumerate(buf.readers):
         port = buf.read_port(k)
-        hit = t.tracked & (port.addr == t.addr) & (port.slot == t.slot) & (t.bank == bank)
+        hit = t.landed & (port.addr == t.addr) & (port.slot == t.slot) & (t.bank == bank)
         issued, arrived = Signal(name=f"{n}_rd{k}_issued"), Signal(name=f"{n}_rd{k}_arrived")
         with m.If(port.en):        # the read port moves only on enabled cycles
             m.d.sync += [issued.eq(hit), arrived.eq(issued)]
@@ -233,7 +240,7 @@ def _input_invariants(m, live, buf, inside, c, t):
                     for d, (i, e) in enumerate(zip(index, buf.banking.extent)):
                         m.d.comb += [Assert(inside[f"ld_o{d}"] == i % e),
                                      Assert(inside[f"ld_s{d}"] == i // e)]
-        with m.If(t.tracked):
+        with m.If(t.landed):
             m.d.comb += Assert(Cat(*[(t.bank == b) & (t.addr[:sub] == s) &
                                      (d.as_unsigned() == t.value)
                                      for b, subs in enumerate(buf.probe_data)

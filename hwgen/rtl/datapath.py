@@ -18,7 +18,7 @@ from ..schedule.ports import safe_name
 from .arith import mul_const, named
 from .local_array import LocalArray
 from .multiply import multiply
-from .signatures import shape_of
+from .signatures import shape_of, stored_shape
 
 # ``a op b`` on Amaranth values (``ir.graph.BINARY`` is the same on Python integers).
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_,
@@ -59,7 +59,10 @@ class Member:
         self.levels = plan.schedule.levels[name]
         self.skew = build.group.scheduled.skew[name]
         self.prefix = prefix = safe_name(name)
-        self.regs = {v: Signal(shape_of(t), reset_less=True, name=f"{prefix}__{safe_name(v)}")
+        # Locals are as wide as their values can be (an accumulator: its terms per problem).
+        ranges = plan.ranges[0].get(name, {})
+        self.regs = {v: Signal(stored_shape(t, ranges.get(v)), reset_less=True,
+                               name=f"{prefix}__{safe_name(v)}")
                      for v, t in sorted(self.inst.vars.items())}
         self.arrays = {a: LocalArray(self.m, f"{prefix}__{a}", t, build.en)
                        for a, t in sorted(self.inst.arrays.items())}
@@ -212,7 +215,7 @@ class Member:
             value = Mux(self.cond(s.pred, lvl), self.at(v, lvl), self.at(cur, lvl))
         else:
             value = self.at(v, lvl)
-        w = Signal(shape_of(self.inst.vars[s.var]), name=f"{self.prefix}__{s.var}_new")
+        w = Signal(self.regs[s.var].shape(), name=f"{self.prefix}__{s.var}_new")
         self.m.d.comb += w.eq(value)
         env[s.var] = Staged(w, lvl)
 

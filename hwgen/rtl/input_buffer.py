@@ -107,34 +107,49 @@ class InputBuffer(wiring.Component):
         wr_slot, next_slot, free_slot = (SlotCounter(m, self.slots, n)
                                          for n in ("wr_slot", "next_slot", "free_slot"))
         walk = BeatWalk(m, self.banking, f, g, "ld")
-        take, fresh_next = Signal(), Signal(self.slots)
-        m.d.comb += [self.host.ready.eq(~full.bit_select(wr_slot.value, 1)),
-                     take.eq(self.host.valid & self.host.ready), fresh_next.eq(fresh)]
-        # Shared expressions go through signals: Amaranth emits an expression once per use.
-        sub_addr = named(m, Cat(sub_address(walk.address, f, sub_depth), wr_slot.value), "ld_addr")
-        beat = data.View(data.ArrayLayout(unsigned(bits), self.lanes), self.host.payload)
+        take, ready = Signal(), Signal(init=1)
+        full_next, fresh_next = Signal(self.slots), Signal(self.slots)
+        m.d.comb += [self.host.ready.eq(ready), take.eq(self.host.valid & ready),
+                     full_next.eq(full), fresh_next.eq(fresh)]
+        # A beat is written in the cycle after it is taken (LOAD_LATENCY): its address, banks
+        # and data are registered every cycle, so the handshake drives one enable register
+        # rather than every memory's write enable.
+        w_take, w_last = Signal(), Signal()
+        w_slot = Signal.like(wr_slot.value, name="w_slot")
+        w_addr = Signal(len(Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)),
+                        name="w_addr")
+        w_data = Signal.like(self.host.payload, reset_less=True, name="w_data")
+        m.d.sync += [w_take.eq(take), w_last.eq(take & walk.last), w_slot.eq(wr_slot.value),
+                     w_addr.eq(Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)),
+                     w_data.eq(self.host.payload)]
+        beat = data.View(data.ArrayLayout(unsigned(bits), self.lanes), w_data)
         for lane in range(self.lanes):
-            bank = named(m, walk.bank(lane // f), f"ld_bank{lane}") if len(mems) > 1 else 0
+            bank = 0
+            if len(mems) > 1:
+                bank = Signal(range(len(mems)), name=f"w_bank{lane}")
+                m.d.sync += bank.eq(walk.bank(lane // f))
             for b, subs in enumerate(mems):
                 wp = subs[lane % f].write_port()
-                m.d.comb += [wp.addr.eq(sub_addr), wp.data.eq(beat[lane]),
-                             wp.en.eq(take & (bank == b))]
+                m.d.comb += [wp.addr.eq(w_addr), wp.data.eq(beat[lane]),
+                             wp.en.eq(w_take & (bank == b))]
         with m.If(take):
             walk.step()
             with m.If(walk.last):
-                m.d.sync += full.bit_select(wr_slot.value, 1).eq(1)
-                m.d.comb += fresh_next.bit_select(wr_slot.value, 1).eq(1)
+                m.d.comb += full_next.bit_select(wr_slot.value, 1).eq(1)
                 wr_slot.advance()
+        with m.If(w_last):
+            m.d.comb += fresh_next.bit_select(w_slot, 1).eq(1)
         with m.If(self.start):
             m.d.comb += fresh_next.bit_select(next_slot.value, 1).eq(0)
             next_slot.advance()
-        # ``loaded`` is a register computed from the next state, so that the start handshake
-        # (rtl.top) begins at flip-flops rather than behind this buffer's slot logic.
-        m.d.sync += [fresh.eq(fresh_next),
-                     self.loaded.eq(fresh_next.bit_select(next_slot.following(self.start), 1))]
         with m.If(self.consume):
-            m.d.sync += full.bit_select(free_slot.value, 1).eq(0)
+            m.d.comb += full_next.bit_select(free_slot.value, 1).eq(0)
             free_slot.advance()
+        # ``ready`` and ``loaded`` are registers computed from the next state, so that the
+        # host and start handshakes (rtl.top) begin at flip-flops.
+        m.d.sync += [full.eq(full_next), fresh.eq(fresh_next),
+                     ready.eq(~full_next.bit_select(wr_slot.following(take & walk.last), 1)),
+                     self.loaded.eq(fresh_next.bit_select(next_slot.following(self.start), 1))]
 
     def _read(self, m, k, subs, sub_depth):
         """Read port ``k`` on the sub-banks ``subs`` of its bank, read data registered."""

@@ -40,6 +40,16 @@ def shape_of(dtype):
     return signed(dtype.bits) if dtype.signed else unsigned(dtype.bits)
 
 
+def stored_shape(dtype, r):
+    """The narrowest shape of ``dtype``'s signedness that holds every value in the range
+    ``r`` (``ir.ranges.hardware_ranges``); ``dtype``'s own shape when ``r`` is None."""
+    if r is None:
+        return shape_of(dtype)
+    if dtype.signed:
+        return signed(max(1, max(-r[0] - 1, r[1]).bit_length() + 1))
+    return unsigned(max(1, r[1].bit_length()))
+
+
 def bank_ports(kind, banks, banking, shape, slots):
     """The members of a buffer's ports on its banks: ``rd<k>`` (``kind="read"``, ``In``
     ``read_port``) or ``wr<k>`` (``"write"``, ``In`` ``write_port``), port ``k`` on bank

@@ -15,6 +15,9 @@ from ..host import beats as shape_beats
 # the cycle after the commit, and the beat is valid one cycle later.
 DRAIN_LATENCY = 2
 
+# Cycles from taking an input beat to writing it (rtl.input_buffer registers the write).
+LOAD_LATENCY = 1
+
 
 def range_bits(n):
     """Bits of a counter over ``range(n)`` (Amaranth's ``Signal(range(n))``, ``ceil_log2(n)``;
@@ -158,7 +161,7 @@ def host_timing(tensors, bankings, lanes, compute, starts):
         interval = max(interval, -(-(compute + n_out + 2) // 2))
     # A slot is busy from the start of its load until its problem finishes (inputs) or has
     # drained (memory outputs); enough slots hide that behind `interval` per problem.
-    hold = compute + 1 + n_in
+    hold = compute + 1 + LOAD_LATENCY + n_in
     if any(not chained(bankings[t.name]) for t in outputs):
         hold = max(hold, compute + n_out + 3)
     for slots in (2, 3, 4):
@@ -172,4 +175,4 @@ def latency(tensors, lanes, compute):
     beat, when the host never stalls: load, compute, commit, drain."""
     n_in = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "in")
     n_out = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "out")
-    return n_in + compute + DRAIN_LATENCY + n_out
+    return n_in + LOAD_LATENCY + compute + DRAIN_LATENCY + n_out

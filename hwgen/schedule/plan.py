@@ -2,9 +2,11 @@
 host port, buffer slots, and the cycles the host sees. ``rtl.top.Top`` elaborates a plan;
 tests and reports read it without building any hardware."""
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..errors import HwgenError
 from ..ir.layout import banking, tensor_accesses
+from ..ir.ranges import hardware_ranges
 from . import host_timing
 from .ports import plan_ports
 from .static import schedule
@@ -41,6 +43,12 @@ class Plan:
     slots: int
     interval_cycles: int
     expected_cycles: int
+
+    @cached_property
+    def ranges(self):
+        """``ir.ranges.hardware_ranges`` of the graph: ``(locals per instance, output tensors)``,
+        the value ranges registers and output buffers are sized by."""
+        return hardware_ranges(self.graph)
 
     @property
     def group_spacing(self):

@@ -75,7 +75,7 @@ def test_interval_and_latency():
     # Loading 16 beats is slower than starting problems every 8 cycles.
     interval, slots = host.host_timing([a, c], {"A": ba, "C": bc}, lanes, compute=12, starts=8)
     assert interval == 17 and slots == 2          # 16 output beats + 1
-    assert host.latency([a, c], lanes, 12) == 16 + 12 + host.DRAIN_LATENCY + 16
+    assert host.latency([a, c], lanes, 12) == 16 + host.LOAD_LATENCY + 12 + host.DRAIN_LATENCY + 16
 
 
 def test_padded_beats_count_in_interval_and_latency():
@@ -83,4 +83,4 @@ def test_padded_beats_count_in_interval_and_latency():
     c, bc = _tensor("C", int32[2] @ [S(0)], (2,), "out")
     lanes = {"A": 4, "C": 1}                      # 2 rows of 2 beats, the second padded
     assert host.host_timing([a, c], {"A": ba, "C": bc}, lanes, compute=3, starts=2)[0] == 4
-    assert host.latency([a, c], lanes, 3) == 4 + 3 + host.DRAIN_LATENCY + 2
+    assert host.latency([a, c], lanes, 3) == 4 + host.LOAD_LATENCY + 3 + host.DRAIN_LATENCY + 2

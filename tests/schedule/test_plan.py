@@ -13,7 +13,7 @@ def test_gemm_plan():
     assert p.lanes == {"A": 8, "B": 8, "C": 2}
     assert p.interval_cycles == 64 == array_starts(p.schedule) == p.group_spacing
     assert p.bankings["A"].banks == 8 and p.bankings["C"].depth == 1
-    assert p.expected_cycles == 64 + p.schedule.compute_cycles + 2 + 32
+    assert p.expected_cycles == 64 + 1 + p.schedule.compute_cycles + 2 + 32   # load, compute, drain
 
 
 def test_fifo_designs_run_one_problem_at_a_time():
