@@ -46,8 +46,8 @@ class Plan:
 
     @cached_property
     def ranges(self):
-        """``ir.ranges.hardware_ranges`` of the graph: ``(locals per instance, output tensors)``,
-        the value ranges registers and output buffers are sized by."""
+        """``ir.ranges.hardware_ranges`` of the graph: ``(locals per instance, output tensors)``;
+        ``rtl.datapath`` sizes each local's register by its range."""
         return hardware_ranges(self.graph)
 
     @property
