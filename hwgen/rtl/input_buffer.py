@@ -116,12 +116,11 @@ class InputBuffer(wiring.Component):
         # rather than every memory's write enable.
         w_take, w_last = Signal(), Signal()
         w_slot = Signal.like(wr_slot.value, name="w_slot")
-        w_addr = Signal(len(Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)),
-                        name="w_addr")
+        ld_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
+        w_addr = Signal(len(ld_addr), name="w_addr")
         w_data = Signal.like(self.host.payload, reset_less=True, name="w_data")
         m.d.sync += [w_take.eq(take), w_last.eq(take & walk.last), w_slot.eq(wr_slot.value),
-                     w_addr.eq(Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)),
-                     w_data.eq(self.host.payload)]
+                     w_addr.eq(ld_addr), w_data.eq(self.host.payload)]
         beat = data.View(data.ArrayLayout(unsigned(bits), self.lanes), w_data)
         for lane in range(self.lanes):
             bank = 0
