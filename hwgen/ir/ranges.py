@@ -228,6 +228,5 @@ def hardware_ranges(graph):
                     r = ranges.expr(s.value, seg.trips)
                     r = r if fits(r, graph.tensors[s.tensor].dtype) else None
                     tensors[s.tensor] = union(tensors.get(s.tensor, r), r)
-    dtypes = {n: graph.tensors[n].dtype for n in tensors}
     return variables, {n: r for n, r in tensors.items()
-                       if r is not None and r != type_range(dtypes[n])}
+                       if r is not None and r != type_range(graph.tensors[n].dtype)}

@@ -92,9 +92,7 @@ class DP16KDMemory(Elaboratable):
         ports = {}
         for letter, addr in (("A", waddr), ("B", raddr)):
             # An 18-bit port's address bits 0 and 1 are its byte enables: both on.
-            fill = Const(3 if bits == 18 else 0, 2)
-            a = Cat(fill, Const(0, shift - 2), addr) if shift >= 2 else Cat(Const(0, shift), addr)
-            a = Cat(a, Const(0, ADDR_BITS))[:ADDR_BITS]
+            a = Cat(Const(3 if bits == 18 else 0, shift), addr, Const(0, ADDR_BITS))[:ADDR_BITS]
             ports.update({f"i_AD{letter}{k}": a[k] for k in range(ADDR_BITS)})
         d = Cat(wdata, Const(0, 18))[:18]
         q = Signal(18)
