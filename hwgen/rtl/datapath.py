@@ -3,14 +3,17 @@
 Each expression becomes a value at a pipeline level (``schedule.Levels``); an operand is
 delayed to the level where it is used; control values (loop indices, conditions, the slot) are
 tapped from the group's delay lines at ``skew + level``. Loop-carried variables are registers
-written at the end of each iteration in which the segment runs.
+written at the end of each iteration in which the segment runs. A variable that starts a
+predicated iteration at a constant (``c = 0`` on a loop's first iteration) is set to it *before*
+that iteration, from the condition one stage earlier on its delay line: a synchronous set of
+the register, not a multiplexer in front of its adder.
 """
 import operator
 
 from amaranth.hdl import Cat, Const, Mux, Signal
 
 from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Get, LoopIndex, Neg, Put,
-                        Read, Select, SetSlice, Slice, StreamOp, VarRef, Write,
+                        Read, Select, SetSlice, Slice, StreamOp, VarRef, Write, stmt_exprs,
                         Const as IRConst)
 from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
@@ -70,6 +73,7 @@ class Member:
         self.pred = ()          # the predicates of the statement being compiled
         self.segment = 0
         self.products = 0       # multiplies so far (each names its registers or DSP block)
+        self.presets = []       # (var, value, delay-line tap): set before an iteration runs
 
     def compile(self):
         """Compile every statement, then the loop-carried registers and local arrays."""
@@ -77,6 +81,7 @@ class Member:
                      Write: self._write}
         for gi, seg in enumerate(self.inst.segments):
             self.segment, env = gi, {}
+            self.unread = _unread_before(seg.body)
             for s in seg.body:
                 self.pred = s.pred
                 self.memo.clear()
@@ -85,6 +90,9 @@ class Member:
                 lvl = self.levels.var[var]
                 with self.m.If(self.build.en & self.cond((), lvl)):
                     self.m.d.sync += self.regs[var].eq(self.at(v, lvl))
+        for var, value, before in self.presets:      # after every update: the preset wins
+            with self.m.If(self.build.en & before):
+                self.m.d.sync += self.regs[var].eq(value)
         for arr in self.arrays.values():
             arr.finish()
 
@@ -207,10 +215,17 @@ class Member:
                   self.at(v, lvl))
 
     def _assign(self, s, env):
+        reg = Staged(self.regs[s.var], self.levels.var[s.var])
+        before = self.skew + reg.level - 1          # the iteration, one stage before it reads
+        if s.pred and isinstance(s.value, IRConst) and id(s) in self.unread and before >= 0:
+            line = self.build.controller.cond(self.segment, s.pred)
+            self.presets.append((s.var, s.value.value, self.build.lines.tap(line, before)))
+            env[s.var] = reg
+            return
         v = self.emit(s.value, env)
         lvl = level_of(v)
         if s.pred:
-            cur = env.get(s.var, Staged(self.regs[s.var], self.levels.var[s.var]))
+            cur = env.get(s.var, reg)
             lvl = max(lvl, level_of(cur))
             value = Mux(self.cond(s.pred, lvl), self.at(v, lvl), self.at(cur, lvl))
         else:
@@ -257,3 +272,16 @@ class Member:
                 term = self.at(p, level) - base if base else self.at(p, level)
                 addr = addr + mul_const(term, stride)
         return Const(addr) if isinstance(addr, int) else addr
+
+
+def _unread_before(body):
+    """The ids of the assignments to a variable that no earlier statement of ``body`` reads or
+    assigns: there, the variable's register holds nothing the iteration needs."""
+    touched, first = set(), set()
+    for s in body:
+        if isinstance(s, Assign) and s.var not in touched:
+            first.add(id(s))
+        touched |= {e.name for e in stmt_exprs(s) if isinstance(e, VarRef)}
+        if isinstance(s, Assign):
+            touched.add(s.var)
+    return first

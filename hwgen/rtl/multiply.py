@@ -26,15 +26,18 @@ def multiply(m, x, y, en, name, target="generic"):
     """``x * y`` three enabled cycles (``schedule.levels.MULT_STAGES``) after ``x`` and ``y``,
     as a signal; ``name`` names its registers or its block in ``m``."""
     product = Value.cast(x * y)
+    block = Signal(product.shape(), reset_less=True, name=f"{name}_o")
     out = Signal(product.shape(), reset_less=True, name=f"{name}_p")
     if target == "ecp5" and fits_dsp(x, y):
-        _mult18x18d(m, x, y, out, en, name)
-        return out
-    regs = [Signal(v.shape(), reset_less=True, name=f"{name}_{s}")
-            for v, s in ((x, "a"), (y, "b"), (product, "m"))]
+        _mult18x18d(m, x, y, block, en, name)
+    else:
+        regs = [Signal(v.shape(), reset_less=True, name=f"{name}_{s}")
+                for v, s in ((x, "a"), (y, "b"), (product, "m"))]
+        with m.If(en):
+            m.d.sync += [regs[0].eq(x), regs[1].eq(y), regs[2].eq(regs[0] * regs[1]),
+                         block.eq(regs[2])]
     with m.If(en):
-        m.d.sync += [regs[0].eq(x), regs[1].eq(y), regs[2].eq(regs[0] * regs[1]),
-                     out.eq(regs[2])]
+        m.d.sync += out.eq(block)
     return out
 
 

@@ -21,7 +21,7 @@ READ_LATENCY = 2
 # A multiply of two run-time values passes three registers: the operands, the product and the
 # output (on ECP5 the MULT18X18D block's own, ``rtl.multiply``). With the one product register
 # in the fabric, both legs of register -> DSP -> register were routed (8x8 gemm_os: 102 MHz).
-MULT_STAGES = 3
+MULT_STAGES = 4
 
 
 def is_runtime_product(e):

@@ -19,8 +19,8 @@ def test_spacing_rule():
 def test_gemm_cycles_are_iterations_plus_taps():
     s = schedule(load_design(example("gemm_os"), {"M": 3, "N": 3, "K": 4}))
     g = s.groups[0]
-    assert s.compute_cycles == g.iterations + g.taps == 15
-    # finish (count 14) - first write (pe[0,0]: last iteration 3 + level 5) + 1
+    assert s.compute_cycles == g.iterations + g.taps == 16
+    # finish (count 15) - first write (pe[0,0]: last iteration 3 + level 6) + 1
     assert g.spacing == 7
 
 

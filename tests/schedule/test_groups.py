@@ -25,7 +25,7 @@ def test_gemm_is_one_wavefront_of_single_register_links():
     assert g.skew == {"pe[0,0]": 0, "pe[0,1]": 3, "pe[0,2]": 4, "pe[1,0]": 3, "pe[1,1]": 6,
                       "pe[1,2]": 7, "pe[2,0]": 4, "pe[2,1]": 7, "pe[2,2]": 8}
     assert len(g.links) == 12 and set(g.links.values()) == {1}
-    assert (g.iterations, g.taps) == (4, 11)     # pe[2,2]: skew 8, depth 4
+    assert (g.iterations, g.taps) == (4, 12)     # pe[2,2]: skew 8, depth 5
 
 
 def test_mismatched_loop_structures_meet_through_a_fifo():
