@@ -17,6 +17,7 @@ from .input_buffer import InputBuffer
 from .target import check_target
 from .output_banks import OutputBanks
 from .output_chain import OutputChain
+from .skid import Skid
 
 
 class Top(wiring.Component):
@@ -98,7 +99,9 @@ class Top(wiring.Component):
             buf = design(t, plan.bankings[t.name], [p.bank for _, p in writers[t.name]],
                          plan.lanes[t.name], plan.slots)
             m.submodules[f"out_{t.name}"] = buf
-            connect(m, buf.host, wiring.flipped(getattr(self, t.name)))
+            skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape())
+            connect(m, buf.host, skid.i)
+            connect(m, skid.o, wiring.flipped(getattr(self, t.name)))
             for k, (grp, port) in enumerate(writers[t.name]):
                 connect(m, getattr(grp, port.name), buf.write_port(k))
             outs.append(buf)

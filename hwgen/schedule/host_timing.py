@@ -12,8 +12,9 @@ from ..errors import HwgenError
 from ..host import beats as shape_beats
 
 # Cycles from a commit to the first output beat: the chain loads (or the first read issues) in
-# the cycle after the commit, and the beat is valid one cycle later.
-DRAIN_LATENCY = 2
+# the cycle after the commit, the beat is valid one cycle later and reaches the host through
+# one register (``rtl.skid``).
+DRAIN_LATENCY = 3
 
 # Cycles from taking an input beat to writing it (rtl.input_buffer registers the write).
 LOAD_LATENCY = 1

@@ -4,6 +4,7 @@ import pytest
 from hwgen import HwgenError
 from hwgen.pipeline import load_design
 from hwgen.schedule import plan
+from hwgen.schedule.host_timing import DRAIN_LATENCY, LOAD_LATENCY
 from hwgen.schedule.plan import array_starts, tensor_grids
 from tests.conftest import example, program
 
@@ -13,7 +14,8 @@ def test_gemm_plan():
     assert p.lanes == {"A": 8, "B": 8, "C": 2}
     assert p.interval_cycles == 64 == array_starts(p.schedule) == p.group_spacing
     assert p.bankings["A"].banks == 8 and p.bankings["C"].depth == 1
-    assert p.expected_cycles == 64 + 1 + p.schedule.compute_cycles + 2 + 32   # load, compute, drain
+    assert p.expected_cycles == \
+        64 + LOAD_LATENCY + p.schedule.compute_cycles + DRAIN_LATENCY + 32   # load, compute, drain
 
 
 def test_fifo_designs_run_one_problem_at_a_time():

@@ -1,0 +1,37 @@
+"""A two-entry stream register whose upstream ``ready`` is a flip-flop.
+
+An output buffer streams through one to the host, so that the host's ``ready`` reaches the
+buffer only through a register: without it, ``ready`` fed the enable of every register of an
+output chain (an 8x8 ``gemm_os``: 1,408 loads after two LUTs, the critical path). Full
+throughput, one cycle of latency (``schedule.host_timing.DRAIN_LATENCY`` counts it).
+"""
+from amaranth.hdl import Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+
+class Skid(wiring.Component):
+    """``i`` -> ``o``: ``o`` is registered; ``i.ready`` is 'the spare entry is empty'.
+
+    Parameters
+    ----------
+    shape : shape-like
+        The payload.
+    """
+
+    def __init__(self, shape):
+        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape))})
+
+    def elaborate(self, platform):
+        m = Module()
+        spare = Signal.like(self.i.payload, reset_less=True)
+        spare_valid = Signal()
+        m.d.comb += self.i.ready.eq(~spare_valid)
+        with m.If(~self.o.valid | self.o.ready):        # the output entry is free
+            with m.If(spare_valid):
+                m.d.sync += [self.o.payload.eq(spare), self.o.valid.eq(1), spare_valid.eq(0)]
+            with m.Else():
+                m.d.sync += [self.o.payload.eq(self.i.payload), self.o.valid.eq(self.i.valid)]
+        with m.Elif(self.i.valid & ~spare_valid):       # taken while the output waits
+            m.d.sync += [spare.eq(self.i.payload), spare_valid.eq(1)]
+        return m
