@@ -101,16 +101,16 @@ class InputBuffer(wiring.Component):
     def _load(self, m, mems, sub_depth):
         """Write beats into the slot being loaded; track which slots are full and fresh."""
         f, g, bits = self._f, self._g, self.tensor.dtype.bits
-        # full: the slot holds a problem (loaded, maybe started, not yet consumed);
+        # held: slots holding a problem (loaded, maybe started, not yet consumed);
         # fresh: the slot holds a loaded problem that has not started.
-        full, fresh = Signal(self.slots), Signal(self.slots)
+        held, fresh = Signal(range(self.slots + 1)), Signal(self.slots)
         wr_slot, next_slot, free_slot = (SlotCounter(m, self.slots, n)
                                          for n in ("wr_slot", "next_slot", "free_slot"))
         walk = BeatWalk(m, self.banking, f, g, "ld")
         take, ready = Signal(), Signal(init=1)
-        full_next, fresh_next = Signal(self.slots), Signal(self.slots)
+        fresh_next = Signal(self.slots)
         m.d.comb += [self.host.ready.eq(ready), take.eq(self.host.valid & ready),
-                     full_next.eq(full), fresh_next.eq(fresh)]
+                     fresh_next.eq(fresh)]
         # A beat is written in the cycle after it is taken (LOAD_LATENCY): its address, banks
         # and data are registered every cycle, so the handshake drives one enable register
         # rather than every memory's write enable.
@@ -134,7 +134,6 @@ class InputBuffer(wiring.Component):
         with m.If(take):
             walk.step()
             with m.If(walk.last):
-                m.d.comb += full_next.bit_select(wr_slot.value, 1).eq(1)
                 wr_slot.advance()
         with m.If(w_last):
             m.d.comb += fresh_next.bit_select(w_slot, 1).eq(1)
@@ -142,12 +141,13 @@ class InputBuffer(wiring.Component):
             m.d.comb += fresh_next.bit_select(next_slot.value, 1).eq(0)
             next_slot.advance()
         with m.If(self.consume):
-            m.d.comb += full_next.bit_select(free_slot.value, 1).eq(0)
             free_slot.advance()
         # ``ready`` and ``loaded`` are registers computed from the next state, so that the
-        # host and start handshakes (rtl.top) begin at flip-flops.
-        m.d.sync += [full.eq(full_next), fresh.eq(fresh_next),
-                     ready.eq(~full_next.bit_select(wr_slot.following(take & walk.last), 1)),
+        # host and start handshakes (rtl.top) begin at flip-flops. Slots fill and empty in
+        # order, so the slot loaded next is free unless all are held.
+        held_next = held + (take & walk.last) - self.consume
+        m.d.sync += [held.eq(held_next), fresh.eq(fresh_next),
+                     ready.eq(held_next != self.slots),
                      self.loaded.eq(fresh_next.bit_select(next_slot.following(self.start), 1))]
 
     def _read(self, m, k, subs, sub_depth):

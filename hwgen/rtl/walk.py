@@ -1,5 +1,7 @@
 """Counters that walk a tensor's banks the way the host sends it: row-major, one beat at a
 time, and a slot counter numbering the problems a buffer holds."""
+import math
+
 from amaranth.hdl import Cat, Const, Mux, Signal, Value
 from amaranth.utils import ceil_log2
 
@@ -47,8 +49,11 @@ class BeatWalk:
             o, s = self.offset[d], self.shard[d]
             fo, gs = steps[d]
             self.wraps.append((o == banking.extent[d] - fo, s == banking.shards[d] - gs, fo, gs))
-        self.last = Signal(name=f"{name}_last")
-        m.d.comb += self.last.eq(Cat(*[ow & sw for ow, sw, _, _ in self.wraps]).all())
+        # 'This beat is the last one' is a register: beats left after this one count down.
+        self.beats = math.prod((e // fo) * (s // gs) for e, s, (fo, gs)
+                               in zip(banking.extent, banking.shards, steps))
+        self.left = Signal(range(self.beats), init=self.beats - 1, name=f"{name}_left")
+        self.last = Signal(init=self.beats == 1, name=f"{name}_last")
 
     def bank(self, lane_bank=0):
         b = Const(0)
@@ -67,6 +72,8 @@ class BeatWalk:
         return a
 
     def step(self):
+        self.m.d.sync += [self.left.eq(Mux(self.last, self.beats - 1, self.left - 1)),
+                          self.last.eq(Mux(self.last, self.beats == 1, self.left == 1))]
         carry = Const(1)
         for d in reversed(range(len(self.offset))):
             o, s = self.offset[d], self.shard[d]
