@@ -25,13 +25,23 @@ class OutputChain(OutputBuffer):
         # chain (or moves this cycle). If a problem is still in flight, the chain must also be
         # idle, so that this problem moves into the chain as soon as it commits, before the next
         # one writes (the group spaces its starts so that writes follow the previous finish).
+        # ``space`` is a register computed from the next state, so that the start handshake
+        # (rtl.top) begins at flip-flops: ``(~full | load) & ((in_flight == 0) | ~busy)`` is
+        # ``~busy | (~full & (in_flight == 0))`` since ``load`` is ``full & ~busy``.
         in_flight = Signal(range(self.slots + 2))
-        m.d.sync += in_flight.eq(in_flight + self.start - self.commit)
-        m.d.comb += [self.space.eq((~full | load) & ((in_flight == 0) | ~busy)),
-                     load.eq(full & ~busy),
+        in_flight_next, full_next, busy_next = Signal.like(in_flight), Signal(), Signal()
+        space = Signal(init=1)
+        m.d.comb += [load.eq(full & ~busy),
+                     self.space.eq(space),
                      self.host.valid.eq(busy),
                      self.host.payload.eq(Cat(*chain[:lanes])),
-                     take.eq(self.host.valid & self.host.ready)]
+                     take.eq(self.host.valid & self.host.ready),
+                     in_flight_next.eq(in_flight + self.start - self.commit),
+                     # A problem may commit in the cycle the previous one moves into the chain.
+                     full_next.eq(self.commit | (full & ~load)),
+                     busy_next.eq(load | (busy & ~(take & (sent == beats - 1))))]
+        m.d.sync += [in_flight.eq(in_flight_next), full.eq(full_next), busy.eq(busy_next),
+                     space.eq(~busy_next | (~full_next & (in_flight_next == 0)))]
         for b in range(n):
             for k, wb in enumerate(self.writers):
                 if wb == b:
@@ -44,12 +54,7 @@ class OutputChain(OutputBuffer):
                 if b + lanes < n:
                     m.d.sync += chain[b].eq(chain[b + lanes])
         with m.If(load):
-            m.d.sync += [full.eq(0), busy.eq(1), sent.eq(0)]
+            m.d.sync += sent.eq(0)
         with m.Elif(take):
             m.d.sync += sent.eq(sent + 1)
-            with m.If(sent == beats - 1):
-                m.d.sync += busy.eq(0)
-        # A problem may commit in the cycle the previous one moves into the chain.
-        with m.If(self.commit):
-            m.d.sync += full.eq(1)
         return m
