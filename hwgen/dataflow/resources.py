@@ -11,6 +11,7 @@ read and write muxes, read registers, output chains). ``estimate`` prices the co
 ``RESOURCE_MODEL``, coefficients fitted to nextpnr on ECP5 (``benchmarks/calibrate.py`` fits
 them, ``tests/dataflow/test_resources.py`` holds them to the measurements).
 """
+import math
 from dataclasses import dataclass
 
 from ..ir.graph import Pred
@@ -158,7 +159,9 @@ class _Count:
                 writes.append((pos, t))
                 self.tap(Line.cond(0), t)
                 if red is not None:
-                    self.n["acc_bit"] += OUT_TYPE.bits
+                    # As wide as its sum of products can be (``ir.ranges``).
+                    terms = math.prod(self.trips[red:]) * (1 << (IN_TYPE.bits - 1)) ** 2
+                    self.n["acc_bit"] += min(OUT_TYPE.bits, terms.bit_length() + 1)
                     self.tap(Line.cond(0, (Pred("first", red),)), t)
                     self.tap(Line.cond(0, (Pred("last", red),)), t)
         return writes
@@ -181,8 +184,9 @@ class _Count:
                     self.tap(Line.cond(0, (Pred("first", len(self.trips) - 1),)),
                              s + READ_LATENCY)
                     self.tap(Line.cond(0), s + READ_LATENCY)
-        # Operand pipes; the products' registers are the DSP blocks' own (``rtl.multiply``).
-        self.n["pipe_bit"] += win * sum(max(levels) - l for l in levels)
+        # Operand pipes; the products' registers are the DSP blocks' own (``rtl.multiply``),
+        # plus one in the fabric that each product lands in.
+        self.n["pipe_bit"] += win * sum(max(levels) - l for l in levels) + win * len(levels)
         return win * len(levels)
 
     def partial_sum(self, pos, src, value):
@@ -284,6 +288,10 @@ class _Count:
                 sum(map(range_bits, bank.shards)) + 2 * shape.slots + 3 * slot_bits(shape.slots)
             self.n["const_mul"] += sum(1 for e, st in zip(bank.extent, bank.strides())
                                        if _odd(st) > 1 and range_bits(e) >= 2)
+            # The skid register at the host port (``rtl.skid``): two entries and their flags.
+            lanes = shape.lanes[t.name]
+            self.n["buf_bit"] += 2 * lanes * t.dtype.bits + 2
+            self.n["mux_bit"] += lanes * t.dtype.bits
             if t.direction == "in":
                 self.input_banks(t, bank)
             elif chained(bank):
@@ -322,7 +330,7 @@ class _Count:
         w, lanes, slots = t.dtype.bits, self.shape.lanes[t.name], self.shape.slots
         beats = bank.banks // lanes
         self.n["buf_bit"] += 2 * w * bank.banks + range_bits(beats + 1) + \
-            range_bits(slots + 2) + 2
+            range_bits(slots + 2) + 4
         self.n["mux_bit"] += 2 * w * max(0, bank.banks - lanes)
 
     def memory(self, entries, width, reads, copies):

@@ -31,8 +31,7 @@ class OutputChain(OutputBuffer):
         in_flight = Signal(range(self.slots + 2))
         in_flight_next, full_next, busy_next = Signal.like(in_flight), Signal(), Signal()
         space = Signal(init=1)
-        m.d.comb += [load.eq(full & ~busy),
-                     self.space.eq(space),
+        m.d.comb += [self.space.eq(space),
                      self.host.valid.eq(busy),
                      self.host.payload.eq(Cat(*chain[:lanes])),
                      take.eq(self.host.valid & self.host.ready),
@@ -40,7 +39,10 @@ class OutputChain(OutputBuffer):
                      # A problem may commit in the cycle the previous one moves into the chain.
                      full_next.eq(self.commit | (full & ~load)),
                      busy_next.eq(load | (busy & ~(take & (sent == beats - 1))))]
+        # ``load`` (``full & ~busy``) is a register too: it selects the input of every chain
+        # register.
         m.d.sync += [in_flight.eq(in_flight_next), full.eq(full_next), busy.eq(busy_next),
+                     load.eq(full_next & ~busy_next),
                      space.eq(~busy_next | (~full_next & (in_flight_next == 0)))]
         for b in range(n):
             for k, wb in enumerate(self.writers):

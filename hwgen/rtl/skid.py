@@ -1,9 +1,12 @@
 """A two-entry stream register whose upstream ``ready`` is a flip-flop.
 
-An output buffer streams through one to the host, so that the host's ``ready`` reaches the
-buffer only through a register: without it, ``ready`` fed the enable of every register of an
-output chain (an 8x8 ``gemm_os``: 1,408 loads after two LUTs, the critical path). Full
-throughput, one cycle of latency (``schedule.host_timing.DRAIN_LATENCY`` counts it).
+Every host port passes one (``rtl.top``), so the host's pins meet only flip-flops. An output
+buffer streams through one to the host, so that the host's ``ready`` reaches the buffer only
+through a register: without it, ``ready`` fed the enable of every register of an output chain
+(an 8x8 ``gemm_os``: 1,408 loads after two LUTs, the critical path). An input buffer takes
+its beats from one, so that its handshake logic no longer sits beside the host's ``valid``
+pin. Full throughput, one cycle of latency (``schedule.host_timing`` counts it in
+``LOAD_LATENCY`` and ``DRAIN_LATENCY``).
 """
 from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring

@@ -90,7 +90,9 @@ class Top(wiring.Component):
             buf = InputBuffer(t, plan.bankings[t.name], [p.bank for _, p in readers[t.name]],
                               plan.lanes[t.name], plan.slots, self.target)
             m.submodules[f"in_{t.name}"] = buf
-            connect(m, wiring.flipped(getattr(self, t.name)), buf.host)
+            skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape())
+            connect(m, wiring.flipped(getattr(self, t.name)), skid.i)
+            connect(m, skid.o, buf.host)
             for k, (grp, port) in enumerate(readers[t.name]):
                 connect(m, getattr(grp, port.name), buf.read_port(k))
             ins.append(buf)

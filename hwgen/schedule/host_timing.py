@@ -16,8 +16,9 @@ from ..host import beats as shape_beats
 # one register (``rtl.skid``).
 DRAIN_LATENCY = 3
 
-# Cycles from taking an input beat to writing it (rtl.input_buffer registers the write).
-LOAD_LATENCY = 1
+# Cycles from the host's input beat to its write: one in the skid register at the port
+# (``rtl.skid``), one because ``rtl.input_buffer`` registers the write.
+LOAD_LATENCY = 2
 
 
 def range_bits(n):

@@ -31,3 +31,15 @@ def test_every_expression_in_hardware(params):
             assert np.array_equal(interpreted[name], value), (p, name, "interpreter")
             assert np.array_equal(outs[p][name], value), (p, name)
             assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")
+
+
+def test_only_an_assignment_nothing_before_reads_presets_its_register():
+    from hwgen.ir.graph import Assign, BinOp, Const, Pred, VarRef
+    from hwgen.rtl.datapath import _unread_before
+    first = (Pred("first", 0),)
+    clear = Assign("c", Const(0), first, None)
+    late = Assign("d", Const(0), first, None)
+    body = [clear, Assign("x", VarRef("d"), (), None), late,
+            Assign("c", BinOp("+", VarRef("c"), VarRef("x")), (), None)]
+    # c = 0 comes first: its register holds nothing the iteration needs; d is read before.
+    assert _unread_before(body) == {id(clear), id(body[1])}

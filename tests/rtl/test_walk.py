@@ -85,3 +85,17 @@ def test_sub_address_divides_by_the_split(f, depth):
     sim = Simulator(m)
     sim.add_testbench(tb)
     sim.run()
+
+
+def test_a_one_beat_walk_is_always_at_its_last_beat():
+    t = Tensor("A", int8[1, 4] @ [R, R])
+    m = Module()
+    walk = BeatWalk(m, banking(t, ()), 4, 1, "w")
+    walk.step()
+
+    async def tb(ctx):
+        for _ in range(3):
+            assert ctx.get(walk.last) and ctx.get(walk.address) == 0
+            await ctx.tick()
+
+    _run(m, tb)
