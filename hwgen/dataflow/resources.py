@@ -30,10 +30,10 @@ from .generate import IN_TYPE, OUT_TYPE, layout
 # tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
 # counted, not fitted: one multiplier per PE, and block RAMs by Yosys's rules.
 RESOURCE_MODEL = {
-    "LUT": {"pe": 22.5, "acc_bit": 1.6, "lutram": 7.3, "mux_bit": 0.44, "addr_bit": 0.23,
-            "ctrl_bit": 2.7, "bram_emu": 0.79, "const_mul": 11.1},
-    "FF": {"base": 90.9, "acc_bit": 0.91, "link_bit": 0.64, "pipe_bit": 1.1, "delay_bit": 1.1,
-           "ctrl_bit": 0.051, "buf_bit": 0.77, "bram_emu": 0.81},
+    "LUT": {"base": 1.5, "pe": 14.8, "acc_bit": 0.79, "lutram": 7.7, "mux_bit": 0.38,
+            "ctrl_bit": 4.8, "bram_emu": 1.0, "const_mul": 8.5},
+    "FF": {"base": 111.0, "acc_bit": 0.93, "link_bit": 0.77, "pipe_bit": 0.76, "delay_bit": 1.2,
+           "buf_bit": 0.97, "bram_emu": 0.71},
 }
 
 # The structural counts (keys of ``Cost.counts``): ``base`` 1 per design; ``pe`` PEs;

@@ -161,7 +161,8 @@ def _input_buffer(m, live, buf, inside, fault):
     start, consume = Signal(name=f"{n}_start"), Signal(name=f"{n}_consume")
     m.d.comb += [buf.start.eq(start), buf.consume.eq(consume)]
     complete = take & (c.beat == count - 1)
-    # The last beat is written LOAD_LATENCY (one) cycle later: only then is its problem fresh.
+    # The buffer writes the last beat one cycle later (its part of LOAD_LATENCY): only then
+    # is its problem fresh.
     written = Signal(name=f"{n}_written")
     m.d.sync += written.eq(complete)
     advance(m, c.beat, count, take)

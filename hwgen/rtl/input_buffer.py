@@ -99,7 +99,7 @@ class InputBuffer(wiring.Component):
         return memory.Memory(shape=shape, depth=entries, init=[])
 
     def _load(self, m, mems, sub_depth):
-        """Write beats into the slot being loaded; track which slots are full and fresh."""
+        """Write beats into the slot being loaded; count the held slots, track the fresh ones."""
         f, g, bits = self._f, self._g, self.tensor.dtype.bits
         # held: slots holding a problem (loaded, maybe started, not yet consumed);
         # fresh: the slot holds a loaded problem that has not started.
@@ -111,9 +111,9 @@ class InputBuffer(wiring.Component):
         fresh_next = Signal(self.slots)
         m.d.comb += [self.host.ready.eq(ready), take.eq(self.host.valid & ready),
                      fresh_next.eq(fresh)]
-        # A beat is written in the cycle after it is taken (LOAD_LATENCY): its address, banks
-        # and data are registered every cycle, so the handshake drives one enable register
-        # rather than every memory's write enable.
+        # A beat is written in the cycle after it is taken (part of LOAD_LATENCY): its address,
+        # banks and data are registered every cycle, so the handshake drives one enable
+        # register rather than every memory's write enable.
         w_take, w_last = Signal(), Signal()
         w_slot = Signal.like(wr_slot.value, name="w_slot")
         ld_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)

@@ -1,15 +1,17 @@
 """Multiplies of two run-time values, lowered for the target: ``MULT_STAGES`` registers each.
 
 Every product passes three registers that move with the group's enable: the operands, the
-product (the pipeline register) and the output. On ECP5 those are the ``MULT18X18D`` block's
-own registers (``REG_INPUTA_CLK``, ``REG_INPUTB_CLK``, ``REG_PIPELINE_CLK``,
-``REG_OUTPUT_CLK``), so nothing of the multiply is routed through the fabric: an inferred
-multiply uses none of them (Yosys never packs fabric registers into the block), and the path
-register → DSP → register crosses the fabric twice. Elsewhere, and in Amaranth's simulator,
-the same three registers are written behaviourally (``synth_ice40 -dsp`` packs the operand
-and output registers into ``SB_MAC16``; the product register stays in the fabric). Products
-wider than one block are behavioural on every target. ``models/MULT18X18D.v`` is the block's
-simulation model for Icarus and Verilator (``rtl.target``); ``tests/rtl/test_multiply.py`` holds the two lowerings equal cycle by cycle.
+product (the pipeline register) and the output; then it lands in a fourth, in the fabric beside
+the adder that uses it, so that the route out of the DSP column is a path of its own. On ECP5
+the first three are the ``MULT18X18D`` block's own registers (``REG_INPUTA_CLK``,
+``REG_INPUTB_CLK``, ``REG_PIPELINE_CLK``, ``REG_OUTPUT_CLK``): an inferred multiply uses none
+of them (Yosys never packs fabric registers into the block), and the path register → DSP →
+register crosses the fabric twice. Elsewhere, and in Amaranth's simulator, the same registers
+are written behaviourally (``synth_ice40 -dsp`` packs the operand and output registers into
+``SB_MAC16``; the product register stays in the fabric). Products wider than one block are
+behavioural on every target. ``models/MULT18X18D.v`` is the block's simulation model for
+Icarus and Verilator (``rtl.target``); ``tests/rtl/test_multiply.py`` holds the two lowerings
+equal cycle by cycle.
 """
 from amaranth.hdl import Cat, ClockSignal, Const, Instance, Signal, Value
 
@@ -23,7 +25,7 @@ def fits_dsp(x, y):
 
 
 def multiply(m, x, y, en, name, target="generic"):
-    """``x * y`` three enabled cycles (``schedule.levels.MULT_STAGES``) after ``x`` and ``y``,
+    """``x * y`` four enabled cycles (``schedule.levels.MULT_STAGES``) after ``x`` and ``y``,
     as a signal; ``name`` names its registers or its block in ``m``."""
     product = Value.cast(x * y)
     block = Signal(product.shape(), reset_less=True, name=f"{name}_o")
