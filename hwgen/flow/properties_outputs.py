@@ -165,15 +165,26 @@ def _chain_invariants(m, live, buf, inside, t, counters):
 
 def _output_host(m, live, buf, commit, fault):
     """The host draining ``buf``: ``(take, beat, pending, drained, free inputs)``. The fault:
-    once, the buffer sees ``ready`` while the host is not ready, and the beat is lost."""
+    once, the buffer sees ``ready`` while the host is not ready, and the beat is lost. An
+    ``OutputChain`` hears ``ready`` a cycle ahead (``ready_next``), from a flip-flop as
+    ``rtl.top``'s skid register drives it; its fault is hearing ``ready`` that does not come."""
     n, count = buf.tensor.name, beats(buf.tensor, buf.lanes)
     ready, lost = Signal(name=f"{n}_ready"), Signal(name=f"{n}_lost")
-    if fault:
-        first = Signal(init=1, name=f"{n}_first")
-        m.d.comb += lost.eq(first & buf.host.valid & ~ready)
-        with m.If(lost):
-            m.d.sync += first.eq(0)
-    m.d.comb += buf.host.ready.eq(ready | lost)
+    first = Signal(init=1, name=f"{n}_first")
+    with m.If(lost):
+        m.d.sync += first.eq(0)
+    if isinstance(buf, OutputChain):
+        ready_next = Signal(name=f"{n}_ready_next")
+        m.d.sync += ready.eq(ready_next)
+        if fault:
+            m.d.comb += lost.eq(first & ~ready_next)
+        m.d.comb += [buf.host.ready.eq(ready), buf.ready_next.eq(ready_next | lost)]
+        free = [ready_next]
+    else:
+        if fault:
+            m.d.comb += lost.eq(first & buf.host.valid & ~ready)
+        m.d.comb += buf.host.ready.eq(ready | lost)
+        free = [ready]
     take, drained = Signal(name=f"{n}_take"), Signal(name=f"{n}_drained")
     beat = Signal(range(max(2, count)), name=f"{n}_beat")
     pending = Signal(range(buf.slots + 2), name=f"{n}_pending")  # committed, not drained
@@ -183,7 +194,7 @@ def _output_host(m, live, buf, commit, fault):
     m.d.sync += pending.eq(pending + commit - drained)
     with m.If(live):
         m.d.comb += Assert(~buf.host.valid | (pending != 0))
-    return take, beat, pending, drained, [ready]
+    return take, beat, pending, drained, free
 
 
 class _Tracked:

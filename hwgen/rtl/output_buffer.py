@@ -23,6 +23,8 @@ class OutputBuffer(wiring.Component):
         Elements per host beat (``schedule.host_timing.check_lanes``).
     slots : int
         Problems in flight.
+    members : dict
+        A design's own members, beside those above.
 
     Attributes
     ----------
@@ -37,13 +39,13 @@ class OutputBuffer(wiring.Component):
         Written by the compute groups; ``writers[k]`` is its bank.
     """
 
-    def __init__(self, tensor, banking, writers, lanes=1, slots=2):
+    def __init__(self, tensor, banking, writers, lanes=1, slots=2, members=()):
         self._tensor, self._banking, self._writers = tensor, banking, tuple(writers)
         self._lanes = check_lanes(tensor, banking, lanes)
         self._slots = slots
         shape = shape_of(tensor.dtype)
         members = {"host": Out(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
-                   "space": Out(1), "start": In(1), "commit": In(1)}
+                   "space": Out(1), "start": In(1), "commit": In(1), **dict(members)}
         members.update(bank_ports("write", self._writers, banking, shape, slots))
         super().__init__(members)
 

@@ -1,15 +1,32 @@
 """Output buffer for one element per bank (the output-stationary case): the banks are
 registers, and a second set of registers forms a shift chain in row-major order. A finished
 problem moves into the chain in one cycle and drains, ``lanes`` elements per beat, while the
-next problem computes."""
+next problem computes.
+
+Every chain register's enable and select come straight from flip-flops: the chain decides a
+cycle ahead whether it shifts, from ``ready_next``, the value the host's ``ready`` takes in the
+next cycle (``rtl.top`` drains the chain through ``skid.Skid``, whose ``ready`` is a
+register). An 8x8 ``gemm_os`` has 1,408 chain registers; with ``take = valid & ready`` in
+front of their enable, that net was the critical path."""
 from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib.wiring import In
 
 from .output_buffer import OutputBuffer
 from .signatures import shape_of
 
 
 class OutputChain(OutputBuffer):
-    """Register banks -> shift chain -> host stream (see ``OutputBuffer``)."""
+    """Register banks -> shift chain -> host stream (see ``OutputBuffer``).
+
+    Attributes
+    ----------
+    ready_next : In(1)
+        The value ``host.ready`` takes in the next cycle: ``host.ready`` must be a register
+        and this its next state (``skid.Skid.i_ready_next``).
+    """
+
+    def __init__(self, tensor, banking, writers, lanes=1, slots=2):
+        super().__init__(tensor, banking, writers, lanes, slots, {"ready_next": In(1)})
 
     def elaborate(self, platform):
         m = Module()
@@ -20,7 +37,7 @@ class OutputChain(OutputBuffer):
         full, busy = Signal(), Signal()
         beats = n // lanes
         sent = Signal(range(beats + 1))
-        take, load = Signal(), Signal()
+        take, load, shift = Signal(), Signal(), Signal()
         # The banks are free for the next problem once the last result has moved into the
         # chain (or moves this cycle). If a problem is still in flight, the chain must also be
         # idle, so that this problem moves into the chain as soon as it commits, before the next
@@ -30,19 +47,21 @@ class OutputChain(OutputBuffer):
         # ``~busy | (~full & (in_flight == 0))`` since ``load`` is ``full & ~busy``.
         in_flight = Signal(range(self.slots + 2))
         in_flight_next, full_next, busy_next = Signal.like(in_flight), Signal(), Signal()
+        load_next, take_next = Signal(), Signal()
         space = Signal(init=1)
         m.d.comb += [self.space.eq(space),
                      self.host.valid.eq(busy),
                      self.host.payload.eq(Cat(*chain[:lanes])),
-                     take.eq(self.host.valid & self.host.ready),
                      in_flight_next.eq(in_flight + self.start - self.commit),
                      # A problem may commit in the cycle the previous one moves into the chain.
                      full_next.eq(self.commit | (full & ~load)),
-                     busy_next.eq(load | (busy & ~(take & (sent == beats - 1))))]
-        # ``load`` (``full & ~busy``) is a register too: it selects the input of every chain
-        # register.
+                     busy_next.eq(load | (busy & ~(take & (sent == beats - 1)))),
+                     load_next.eq(full_next & ~busy_next),
+                     take_next.eq(busy_next & self.ready_next)]
+        # ``load`` (``full & ~busy``), ``take`` (``host.valid & host.ready``) and the chain's
+        # enable ``shift`` (``load | take``) are registers computed from the next state.
         m.d.sync += [in_flight.eq(in_flight_next), full.eq(full_next), busy.eq(busy_next),
-                     load.eq(full_next & ~busy_next),
+                     load.eq(load_next), take.eq(take_next), shift.eq(load_next | take_next),
                      space.eq(~busy_next | (~full_next & (in_flight_next == 0)))]
         for b in range(n):
             for k, wb in enumerate(self.writers):
@@ -50,11 +69,12 @@ class OutputChain(OutputBuffer):
                     port = self.write_port(k)
                     with m.If(port.en):
                         m.d.sync += banks[b].eq(port.data)
-            with m.If(load):
-                m.d.sync += chain[b].eq(banks[b])
-            with m.Elif(take):
+            with m.If(shift):
+                with m.If(load):
+                    m.d.sync += chain[b].eq(banks[b])
                 if b + lanes < n:
-                    m.d.sync += chain[b].eq(chain[b + lanes])
+                    with m.Else():
+                        m.d.sync += chain[b].eq(chain[b + lanes])
         with m.If(load):
             m.d.sync += sent.eq(0)
         with m.Elif(take):

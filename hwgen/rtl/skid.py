@@ -20,21 +20,31 @@ class Skid(wiring.Component):
     ----------
     shape : shape-like
         The payload.
+
+    Attributes
+    ----------
+    i_ready_next : Out(1)
+        The value ``i.ready`` takes in the next cycle, for a producer that registers what it
+        will send (``output_chain.OutputChain``: its shift enable).
     """
 
     def __init__(self, shape):
-        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape))})
+        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape)),
+                          "i_ready_next": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
         spare = Signal.like(self.i.payload, reset_less=True)
         spare_valid = Signal()
-        m.d.comb += self.i.ready.eq(~spare_valid)
-        with m.If(~self.o.valid | self.o.ready):        # the output entry is free
+        free = ~self.o.valid | self.o.ready             # the output entry is free
+        m.d.comb += [self.i.ready.eq(~spare_valid),
+                     self.i_ready_next.eq(free | ~(spare_valid | self.i.valid))]
+        m.d.sync += spare_valid.eq(~self.i_ready_next)
+        with m.If(free):
             with m.If(spare_valid):
-                m.d.sync += [self.o.payload.eq(spare), self.o.valid.eq(1), spare_valid.eq(0)]
+                m.d.sync += [self.o.payload.eq(spare), self.o.valid.eq(1)]
             with m.Else():
                 m.d.sync += [self.o.payload.eq(self.i.payload), self.o.valid.eq(self.i.valid)]
-        with m.Elif(self.i.valid & ~spare_valid):       # taken while the output waits
-            m.d.sync += [spare.eq(self.i.payload), spare_valid.eq(1)]
+        with m.Elif(~spare_valid):                      # taken while the output waits
+            m.d.sync += spare.eq(self.i.payload)
         return m

@@ -104,6 +104,8 @@ class Top(wiring.Component):
             skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape())
             connect(m, buf.host, skid.i)
             connect(m, skid.o, wiring.flipped(getattr(self, t.name)))
+            if isinstance(buf, OutputChain):
+                m.d.comb += buf.ready_next.eq(skid.i_ready_next)
             for k, (grp, port) in enumerate(writers[t.name]):
                 connect(m, getattr(grp, port.name), buf.write_port(k))
             outs.append(buf)

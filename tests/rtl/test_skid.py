@@ -1,6 +1,6 @@
 """The skid register: every beat once and in order under random valid and ready, one beat per
 cycle when the consumer is always ready, and an upstream ready that the downstream ready does
-not reach within a cycle."""
+not reach within a cycle, announced a cycle ahead by ``i_ready_next``."""
 import random
 
 from amaranth.sim import Simulator
@@ -23,8 +23,10 @@ def _run(pattern_in, pattern_out, n=300):
             assert ctx.get(dut.i.ready) == before
             ctx.set(dut.o.ready, ready)          # ... the downstream ready combinationally
             assert ctx.get(dut.i.ready) == before
+            ready_next = ctx.get(dut.i_ready_next)
             _, _, i_ready, o_valid, o_payload = await ctx.tick().sample(
                 dut.i.ready, dut.o.valid, dut.o.payload)
+            assert ctx.get(dut.i.ready) == ready_next
             if valid and i_ready:
                 sent.append(value)
                 value += 1
