@@ -112,25 +112,26 @@ class InputBuffer(wiring.Component):
         m.d.comb += [self.host.ready.eq(ready), take.eq(self.host.valid & ready),
                      fresh_next.eq(fresh)]
         # A beat is written in the cycle after it is taken (part of LOAD_LATENCY): its address,
-        # banks and data are registered every cycle, so the handshake drives one enable
-        # register rather than every memory's write enable.
-        w_take, w_last = Signal(), Signal()
+        # data and each bank's write enable are registered, so the handshake drives registers
+        # rather than every memory's write enable, and a memory's write enable is a register.
+        w_last = Signal()
         w_slot = Signal.like(wr_slot.value, name="w_slot")
         ld_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
         w_addr = Signal(len(ld_addr), name="w_addr")
         w_data = Signal.like(self.host.payload, reset_less=True, name="w_data")
-        m.d.sync += [w_take.eq(take), w_last.eq(take & walk.last), w_slot.eq(wr_slot.value),
+        m.d.sync += [w_last.eq(take & walk.last), w_slot.eq(wr_slot.value),
                      w_addr.eq(ld_addr), w_data.eq(self.host.payload)]
         beat = data.View(data.ArrayLayout(unsigned(bits), self.lanes), w_data)
+        w_en = {}                   # (lane group, bank): the group's beat writes the bank
+        for q in range(self.lanes // f):
+            for b in range(len(mems)):
+                w_en[q, b] = Signal(name=f"w_en{q}_{b}")
+                m.d.sync += w_en[q, b].eq(take & (walk.bank(q) == b) if len(mems) > 1 else take)
         for lane in range(self.lanes):
-            bank = 0
-            if len(mems) > 1:
-                bank = Signal(range(len(mems)), name=f"w_bank{lane}")
-                m.d.sync += bank.eq(walk.bank(lane // f))
             for b, subs in enumerate(mems):
                 wp = subs[lane % f].write_port()
                 m.d.comb += [wp.addr.eq(w_addr), wp.data.eq(beat[lane]),
-                             wp.en.eq(w_take & (bank == b))]
+                             wp.en.eq(w_en[lane // f, b])]
         with m.If(take):
             walk.step()
             with m.If(walk.last):
