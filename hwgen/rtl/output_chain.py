@@ -45,24 +45,28 @@ class OutputChain(OutputBuffer):
         # ``space`` is a register computed from the next state, so that the start handshake
         # (rtl.top) begins at flip-flops: ``(~full | load) & ((in_flight == 0) | ~busy)`` is
         # ``~busy | (~full & (in_flight == 0))`` since ``load`` is ``full & ~busy``.
+        # Without a commit (which ``~full_next`` implies), ``in_flight_next == 0`` is
+        # ``~start & idle``; ``idle`` (no problem in flight) and ``final`` (the beat being sent
+        # is the last) are registers too, so that ``space`` is a few LUTs from flip-flops.
         in_flight = Signal(range(self.slots + 2))
         in_flight_next, full_next, busy_next = Signal.like(in_flight), Signal(), Signal()
         load_next, take_next = Signal(), Signal()
-        space = Signal(init=1)
+        space, idle, final = Signal(init=1), Signal(init=1), Signal()
         m.d.comb += [self.space.eq(space),
                      self.host.valid.eq(busy),
                      self.host.payload.eq(Cat(*chain[:lanes])),
                      in_flight_next.eq(in_flight + self.start - self.commit),
                      # A problem may commit in the cycle the previous one moves into the chain.
                      full_next.eq(self.commit | (full & ~load)),
-                     busy_next.eq(load | (busy & ~(take & (sent == beats - 1)))),
+                     busy_next.eq(load | (busy & ~(take & final))),
                      load_next.eq(full_next & ~busy_next),
                      take_next.eq(busy_next & self.ready_next)]
         # ``load`` (``full & ~busy``), ``take`` (``host.valid & host.ready``) and the chain's
         # enable ``shift`` (``load | take``) are registers computed from the next state.
         m.d.sync += [in_flight.eq(in_flight_next), full.eq(full_next), busy.eq(busy_next),
                      load.eq(load_next), take.eq(take_next), shift.eq(load_next | take_next),
-                     space.eq(~busy_next | (~full_next & (in_flight_next == 0)))]
+                     idle.eq(in_flight_next == 0),
+                     space.eq(~busy_next | (~full_next & ~self.start & idle))]
         for b in range(n):
             for k, wb in enumerate(self.writers):
                 if wb == b:
@@ -76,7 +80,7 @@ class OutputChain(OutputBuffer):
                     with m.Else():
                         m.d.sync += chain[b].eq(chain[b + lanes])
         with m.If(load):
-            m.d.sync += sent.eq(0)
+            m.d.sync += [sent.eq(0), final.eq(beats == 1)]
         with m.Elif(take):
-            m.d.sync += sent.eq(sent + 1)
+            m.d.sync += [sent.eq(sent + 1), final.eq(sent == beats - 2)]
         return m
