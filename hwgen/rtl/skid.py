@@ -45,6 +45,9 @@ class Skid(wiring.Component):
                 m.d.sync += [self.o.payload.eq(spare), self.o.valid.eq(1)]
             with m.Else():
                 m.d.sync += [self.o.payload.eq(self.i.payload), self.o.valid.eq(self.i.valid)]
-        with m.Elif(~spare_valid):                      # taken while the output waits
+        # The empty spare entry follows the input in every cycle: it holds a beat from the
+        # cycle it becomes valid (taken while the output waits). Its enable is then one
+        # flip-flop, not a LUT of the output's handshake in front of every payload bit.
+        with m.If(~spare_valid):
             m.d.sync += spare.eq(self.i.payload)
         return m
