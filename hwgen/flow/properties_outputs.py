@@ -170,21 +170,20 @@ def _output_host(m, live, buf, commit, fault):
     ``rtl.top``'s skid register drives it; its fault is hearing ``ready`` that does not come."""
     n, count = buf.tensor.name, beats(buf.tensor, buf.lanes)
     ready, lost = Signal(name=f"{n}_ready"), Signal(name=f"{n}_lost")
-    first = Signal(init=1, name=f"{n}_first")
-    with m.If(lost):
-        m.d.sync += first.eq(0)
-    if isinstance(buf, OutputChain):
+    ahead = isinstance(buf, OutputChain)
+    if ahead:
         ready_next = Signal(name=f"{n}_ready_next")
         m.d.sync += ready.eq(ready_next)
-        if fault:
-            m.d.comb += lost.eq(first & ~ready_next)
+    if fault:
+        first = Signal(init=1, name=f"{n}_first")
+        m.d.comb += lost.eq(first & (~ready_next if ahead else buf.host.valid & ~ready))
+        with m.If(lost):
+            m.d.sync += first.eq(0)
+    if ahead:
         m.d.comb += [buf.host.ready.eq(ready), buf.ready_next.eq(ready_next | lost)]
-        free = [ready_next]
     else:
-        if fault:
-            m.d.comb += lost.eq(first & buf.host.valid & ~ready)
         m.d.comb += buf.host.ready.eq(ready | lost)
-        free = [ready]
+    free = [ready_next if ahead else ready]
     take, drained = Signal(name=f"{n}_take"), Signal(name=f"{n}_drained")
     beat = Signal(range(max(2, count)), name=f"{n}_beat")
     pending = Signal(range(buf.slots + 2), name=f"{n}_pending")  # committed, not drained

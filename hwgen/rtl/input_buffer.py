@@ -124,9 +124,10 @@ class InputBuffer(wiring.Component):
         beat = data.View(data.ArrayLayout(unsigned(bits), self.lanes), w_data)
         w_en = {}                   # (lane group, bank): the group's beat writes the bank
         for q in range(self.lanes // f):
+            bank = walk.bank(q)
             for b in range(len(mems)):
                 w_en[q, b] = Signal(name=f"w_en{q}_{b}")
-                m.d.sync += w_en[q, b].eq(take & (walk.bank(q) == b) if len(mems) > 1 else take)
+                m.d.sync += w_en[q, b].eq(take & (bank == b) if len(mems) > 1 else take)
         for lane in range(self.lanes):
             for b, subs in enumerate(mems):
                 wp = subs[lane % f].write_port()

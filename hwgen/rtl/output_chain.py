@@ -44,10 +44,10 @@ class OutputChain(OutputBuffer):
         # one writes (the group spaces its starts so that writes follow the previous finish).
         # ``space`` is a register computed from the next state, so that the start handshake
         # (rtl.top) begins at flip-flops: ``(~full | load) & ((in_flight == 0) | ~busy)`` is
-        # ``~busy | (~full & (in_flight == 0))`` since ``load`` is ``full & ~busy``.
-        # Without a commit (which ``~full_next`` implies), ``in_flight_next == 0`` is
-        # ``~start & idle``; ``idle`` (no problem in flight) and ``final`` (the beat being sent
-        # is the last) are registers too, so that ``space`` is a few LUTs from flip-flops.
+        # ``~busy | (~full & (in_flight == 0))`` since ``load`` is ``full & ~busy``, and
+        # without a commit (which ``~full`` implies) ``in_flight_next == 0`` is
+        # ``~start & idle``. ``idle`` (no problem in flight) and ``final`` (the beat being sent
+        # is the last) are registers, so that ``space`` is a few LUTs from flip-flops.
         in_flight = Signal(range(self.slots + 2))
         in_flight_next, full_next, busy_next = Signal.like(in_flight), Signal(), Signal()
         load_next, take_next = Signal(), Signal()
