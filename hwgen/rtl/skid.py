@@ -1,20 +1,29 @@
-"""A two-entry stream register whose upstream ``ready`` is a flip-flop.
+"""A two-entry stream buffer at every host port whose payload registers meet no handshake.
 
-Every host port passes one (``rtl.top``), so the host's pins meet only flip-flops. An output
-buffer streams through one to the host, so that the host's ``ready`` reaches the buffer only
-through a register: without it, ``ready`` fed the enable of every register of an output chain
-(an 8x8 ``gemm_os``: 1,408 loads after two LUTs, the critical path). An input buffer takes
-its beats from one, so that its handshake logic no longer sits beside the host's ``valid``
-pin. Full throughput, one cycle of latency (``schedule.host_timing`` counts it in
+Every host port passes one (``rtl.top``). The two entries are written in turn and read in
+turn through a multiplexer after them, so:
+
+- a payload register's enable is one LUT of three flip-flops ("this entry is written next
+  and is free"), whatever the valid and ready signals do. A host's input pins feed the registers' D inputs
+  only, and a host's output pins are driven by the read multiplexer, whose select is a
+  flip-flop. The host's ``valid`` and ``ready`` reach only the few flag registers, never a
+  register of every payload bit (a 12x12 ``gemm_os``: its 328 pins ring the chip, and a
+  register of every payload bit beside its pin put 12 ns of routing between the pins and the
+  handshake logic);
+- ``i.ready`` ('not full') and ``o.valid`` ('not empty') are flip-flops, so the host's
+  ``ready`` reaches an output buffer only through a register: without it, ``ready`` fed the
+  enable of every register of an output chain (8x8: 1,408 loads after two LUTs).
+
+Full throughput, one cycle of latency (``schedule.host_timing`` counts it in
 ``LOAD_LATENCY`` and ``DRAIN_LATENCY``).
 """
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 
 class Skid(wiring.Component):
-    """``i`` -> ``o``: ``o`` is registered; ``i.ready`` is 'the spare entry is empty'.
+    """``i`` -> ``o`` through two registers written and read in turn.
 
     Parameters
     ----------
@@ -34,20 +43,21 @@ class Skid(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        spare = Signal.like(self.i.payload, reset_less=True)
-        spare_valid = Signal()
-        free = ~self.o.valid | self.o.ready             # the output entry is free
-        m.d.comb += [self.i.ready.eq(~spare_valid),
-                     self.i_ready_next.eq(free | ~(spare_valid | self.i.valid))]
-        m.d.sync += spare_valid.eq(~self.i_ready_next)
-        with m.If(free):
-            with m.If(spare_valid):
-                m.d.sync += [self.o.payload.eq(spare), self.o.valid.eq(1)]
-            with m.Else():
-                m.d.sync += [self.o.payload.eq(self.i.payload), self.o.valid.eq(self.i.valid)]
-        # The empty spare entry follows the input in every cycle: it holds a beat from the
-        # cycle it becomes valid (taken while the output waits). Its enable is then one
-        # flip-flop, not a LUT of the output's handshake in front of every payload bit.
-        with m.If(~spare_valid):
-            m.d.sync += spare.eq(self.i.payload)
+        entries = [Signal.like(self.i.payload, name=f"entry{x}", reset_less=True)
+                   for x in range(2)]
+        read, full = Signal(), Signal()                # the entry read next; both hold a beat
+        # The entry written next follows from the others, so that every state of the three
+        # flip-flops is safe (an inductive proof visits them all): a free entry takes the input
+        # in every cycle, and holds a beat once ``write`` moves on.
+        write = read ^ self.o.valid
+        written = self.i.valid & self.i.ready
+        taken = self.o.valid & self.o.ready
+        count_next = self.o.valid + full + written - taken
+        m.d.comb += [self.i.ready.eq(~full), self.i_ready_next.eq(count_next != 2),
+                     self.o.payload.eq(Mux(read, entries[1], entries[0]))]
+        m.d.sync += [full.eq(count_next == 2), self.o.valid.eq(count_next != 0),
+                     read.eq(read ^ taken)]
+        for x, entry in enumerate(entries):
+            with m.If(~full & (write == x)):
+                m.d.sync += entry.eq(self.i.payload)
         return m
