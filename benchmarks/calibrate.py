@@ -74,14 +74,18 @@ POINTS = [
     (GEMM, "i=8 j=12 k=16", (4, 4), ("j", "i"), "k", (1, 1)),     # banks of 3: address multiplies
     (GEMV, "i=12 j=24", (4,), ("i",), "j", (1,)),
     (CONV, "k=8 p=6 q=6 c=2 r=3 s=3", (8,), ("k",), "c", (1,)),
+    # One output per PE (gemm_os's shape: an output chain) in the fit as well as held out.
+    (GEMM, "i=2 j=4 k=32", (4, 2), ("j", "i"), "k", (1, 1)),
+    (GEMM, "i=4 j=4 k=16", (4, 4), ("j", "i"), "k", (0, 0)),
+    (GEMM, "i=4 j=8 k=16", (8, 4), ("j", "i"), "k", (1, 1)),
 ]
 
 
 # Candidate features of the LUT and FF models (keys of ``cost(design).counts``; ``base`` = 1).
 # The fit keeps those with a positive coefficient; paste its RESOURCE_MODEL into resources.py.
 FEATURES = {
-    "LUT": ["base", "pe", "acc_bit", "add_bit", "lutram", "mux_bit", "addr_bit", "lane_bit",
-            "ctrl_bit", "bram_emu", "const_mul"],
+    "LUT": ["base", "pe", "acc_bit", "add_bit", "lutram", "mux_bit", "chain_bit", "addr_bit",
+            "lane_bit", "ctrl_bit", "bram", "bram_emu", "const_mul"],
     "FF": ["base", "acc_bit", "link_bit", "pipe_bit", "delay_bit", "ctrl_bit", "buf_bit",
            "bram_emu"],
 }

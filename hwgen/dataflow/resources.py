@@ -20,7 +20,7 @@ from ..schedule import READ_LATENCY
 from ..schedule.groups import link_delay
 from ..schedule.host_timing import chained, lane_split, range_bits, slot_bits
 from ..schedule.lines import FINISH, SLOT, Line, LineKind
-from ..schedule.memories import memory_kind
+from ..schedule.memories import input_memory, memory_kind
 from .generate import IN_TYPE, OUT_TYPE, layout
 
 # LUT and FF per structural count of ``structure`` (``base`` = 1 per design): TRELLIS_COMB
@@ -28,12 +28,12 @@ from .generate import IN_TYPE, OUT_TYPE, layout
 # (relative errors) on the training points of `.venv/bin/python benchmarks/calibrate.py`
 # (36 generated GEMM / GEMV / conv2d points, nextpnr seed 1; build/calibrate/results.md);
 # tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
-# counted, not fitted: one multiplier per PE, and block RAMs by Yosys's rules.
+# counted, not fitted: one multiplier per PE, and block RAMs as ``schedule.memories`` maps them.
 RESOURCE_MODEL = {
-    "LUT": {"base": 1.5, "pe": 14.8, "acc_bit": 0.79, "lutram": 7.7, "mux_bit": 0.38,
-            "ctrl_bit": 4.8, "bram_emu": 1.0, "const_mul": 8.5},
-    "FF": {"base": 111.0, "acc_bit": 0.93, "link_bit": 0.77, "pipe_bit": 0.76, "delay_bit": 1.2,
-           "buf_bit": 0.97, "bram_emu": 0.71},
+    "LUT": {"base": 200.7, "pe": 22.4, "acc_bit": 0.98, "lutram": 7.0, "mux_bit": 0.43,
+            "addr_bit": 0.8, "bram": 4.4, "bram_emu": 0.79, "const_mul": 6.1},
+    "FF": {"base": 162.2, "acc_bit": 1.1, "link_bit": 0.4, "pipe_bit": 0.88, "delay_bit": 1.0,
+           "ctrl_bit": 0.32, "buf_bit": 0.7, "bram_emu": 0.64},
 }
 
 # The structural counts (keys of ``Cost.counts``): ``base`` 1 per design; ``pe`` PEs;
@@ -41,13 +41,13 @@ RESOURCE_MODEL = {
 # register bits; ``pipe_bit`` operand, partial-sum and index pipeline and held-operand register
 # bits; ``delay_bit`` controller delay-line bits; ``ctrl_bit`` counter and state bits;
 # ``buf_bit`` buffer register bits; ``lutram`` TRELLIS_DPR16X4 cells; ``mux_bit`` mux data
-# inputs times width; ``addr_bit`` address bits of the array's memory ports; ``lane_bit``
+# inputs times width; ``chain_bit`` output-chain register bits that load or shift; ``addr_bit`` address bits of the array's memory ports; ``lane_bit``
 # buffer write enables; ``const_mul`` address multiplies by constants that are not powers of
 # two (shift-and-add adders, ``rtl.arith.mul_const``); ``bram`` block RAMs and ``bram_emu`` the
 # register bits Yosys adds around them.
 COUNTS = ("base", "pe", "acc_bit", "add_bit", "link_bit", "pipe_bit", "delay_bit", "ctrl_bit",
-          "buf_bit", "lutram", "mux_bit", "addr_bit", "lane_bit", "const_mul", "bram",
-          "bram_emu")
+          "buf_bit", "lutram", "mux_bit", "chain_bit", "addr_bit", "lane_bit", "const_mul",
+          "bram", "bram_emu")
 
 
 @dataclass
@@ -304,7 +304,7 @@ class _Count:
                     self.n["mux_bit"] += bank.banks * t.dtype.bits
 
     def input_banks(self, t, bank):
-        """The banks of input ``t``: per bank, one memory per sub-bank of a host beat."""
+        """The banks of input ``t``: per bank, one memory whose word holds its sub-banks."""
         shape, w = self.shape, t.dtype.bits
         f, g = lane_split(bank, t.shape, shape.lanes[t.name])
         sharded = [l.axis for l in (t.type.layout or ()) if isinstance(l, Sharded)]
@@ -318,10 +318,12 @@ class _Count:
         merged = g > 1 and bank.shards[-1] > g
         self.n["lane_bit"] += bank.banks * (g if merged else 1)
         for rp in per_bank.values():
-            self.memory(entries, w, rp, f)
+            in_block = self.memory(entries, f * w, rp, 1, input_memory) == "dp16kd"
             if merged:
                 self.n["mux_bit"] += f * g * (w + range_bits(entries))
-            self.n["buf_bit"] += rp * (w + range_bits(f))           # read register, sub-bank
+            # The data registers (a DP16KD's own, then one after the sub-bank mux; in LUT-RAM
+            # both after it) and the sub-bank select (twice in a DP16KD).
+            self.n["buf_bit"] += rp * (w + 2 * range_bits(f) if in_block else 2 * w + range_bits(f))
             if f > 1:
                 self.n["mux_bit"] += rp * f * w
 
@@ -331,18 +333,24 @@ class _Count:
         beats = bank.banks // lanes
         self.n["buf_bit"] += 2 * w * bank.banks + range_bits(beats + 1) + \
             range_bits(slots + 2) + 4
-        self.n["mux_bit"] += 2 * w * max(0, bank.banks - lanes)
+        self.n["chain_bit"] += w * max(0, bank.banks - lanes)        # load-or-shift muxes
 
-    def memory(self, entries, width, reads, copies):
-        """``copies`` memories of ``entries`` x ``width`` with ``reads`` read ports."""
+    def memory(self, entries, width, reads, copies, kind_of=memory_kind):
+        """``copies`` memories of ``entries`` x ``width`` with ``reads`` read ports, mapped as
+        ``kind_of`` says (``schedule.memories``); returns the kind."""
         n = self.n
-        kind, cells, rows = memory_kind(entries, width, reads)
+        kind, cells, rows = kind_of(entries, width, reads)
+        if kind == "dp16kd":                    # explicit blocks: no registers around them
+            n["bram"] += copies * cells
+            if rows > 1:
+                n["mux_bit"] += copies * reads * rows * width
+            return kind
         if kind.startswith("bram"):
             n["bram"] += copies * cells
             # Registers Yosys adds around a block RAM: the emulated read-before-write of
             # PDPW16KD (write delayed, read bypassed), a data register on DP16KD.
             n["bram_emu"] += copies * (2 * width + 7 if kind == "bram36" else width)
-            return
+            return kind
         if kind == "lutram":
             n["lutram"] += copies * cells
         else:

@@ -19,7 +19,7 @@ from amaranth.utils import ceil_log2
 
 from ..rtl.input_buffer import InputBuffer
 from ..rtl.signatures import shape_of
-from ..schedule import plan
+from ..schedule import READ_LATENCY, plan
 from ..schedule.host_timing import beats, lane_split, slot_bits
 from .properties import after_reset, previous, stable_until_taken
 
@@ -102,7 +102,7 @@ def free_inputs(*signals):
 
 
 class _ProbedInput(InputBuffer):
-    """``InputBuffer`` with a combinational probe read port on each sub-bank memory, all at
+    """``InputBuffer`` with a combinational probe read port on each bank's memory, all at
     ``probe_addr``: observers for the invariant that the tracked element sits in its cell
     (its behaviour is unchanged)."""
 
@@ -116,10 +116,12 @@ class _ProbedInput(InputBuffer):
 
     def elaborate(self, platform):
         m = super().elaborate(platform)
+        width = shape_of(self.tensor.dtype).width
         for b, subs in enumerate(self.probe_data):
+            port = m.submodules[f"bank{b}"].read_port(domain="comb")
+            m.d.comb += port.addr.eq(self.probe_addr)
             for s, data in enumerate(subs):
-                port = m.submodules[f"bank{b}_{s}"].read_port(domain="comb")
-                m.d.comb += [port.addr.eq(self.probe_addr), data.eq(port.data)]
+                m.d.comb += data.eq(port.data[s * width:(s + 1) * width])
         return m
 
 
@@ -128,7 +130,7 @@ def input_buffers(graph, lanes=1, fault=False):
     that read any address of any slot: the buffer takes a beat exactly when a slot is free
     (no overflow) and says ``loaded`` exactly when a whole problem waits (no underflow); the
     tracked element, once taken, is what every read of its bank address in its slot returns
-    (two enabled cycles later) until its problem is consumed. Returns the depth of the check:
+    (``READ_LATENCY`` enabled cycles later) until its problem is consumed. Returns the depth of the check:
     enough beats to fill every slot, free one and load into it again."""
     p = plan(graph, lanes=lanes)
     m = Module()
@@ -209,10 +211,11 @@ def _input_track(m, live, buf, c, host):
     for k, bank in enumerate(buf.readers):
         port = buf.read_port(k)
         hit = t.landed & (port.addr == t.addr) & (port.slot == t.slot) & (t.bank == bank)
-        issued, arrived = Signal(name=f"{n}_rd{k}_issued"), Signal(name=f"{n}_rd{k}_arrived")
-        with m.If(port.en):        # the read port moves only on enabled cycles
-            m.d.sync += [issued.eq(hit), arrived.eq(issued)]
-        with m.If(live & arrived & t.tracked):
+        # A hit's data arrives READ_LATENCY enabled cycles later (the port moves only then).
+        stages = [Signal(name=f"{n}_rd{k}_stage{d}") for d in range(READ_LATENCY)]
+        with m.If(port.en):
+            m.d.sync += [s.eq(v) for s, v in zip(stages, [hit] + stages)]
+        with m.If(live & stages[-1] & t.tracked):
             m.d.comb += Assert(Value.cast(port.data).as_unsigned() == t.value)
         t.ports += free_inputs(port.addr, port.slot, port.en)
     return t

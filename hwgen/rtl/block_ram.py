@@ -6,17 +6,18 @@ Yosys 0.70 maps memories to ECP5 ``DP16KD`` blocks with ``REGMODE = "NOREG"`` on
 starts with the block's 5.83 ns clock-to-output (nextpnr 0.11, ECP5-85k speed 6): the longest
 path of an 8×8 ``gemm_os``. With ``REGMODE_B = "OUTREG"`` the same register is the block's own
 and the read leaves it after 0.96 ns. ``DP16KDMemory`` builds such a memory from explicit
-blocks, on the memories Yosys would put in block RAM anyway (``schedule.memories``): port A
+blocks, on an input buffer's memories that Yosys would put in block RAM, or in LUT-RAM at a
+cost of several cells per block (``schedule.memories.input_memory``): port A
 writes, port B reads, ``CEB``/``OCEB`` the read enable. ``models/DP16KD.v`` simulates the
 block; ``tests/rtl/test_block_ram.py`` holds it equal to the two-register read of
 ``amaranth.lib.memory``.
 """
 from types import SimpleNamespace
 
-from amaranth.hdl import Cat, ClockSignal, Const, Elaboratable, Instance, Module, Shape, Signal
+from amaranth.hdl import Cat, ClockSignal, Const, Elaboratable, Instance, Module, Mux, Shape, Signal
 from amaranth.utils import ceil_log2
 
-from ..schedule.memories import dp16kd_shape, memory_kind
+from ..schedule.memories import dp16kd_shape, input_memory
 from .arith import mux_tree
 
 # Address bits of a DP16KD port, and how far the element address is shifted up for each data
@@ -26,9 +27,9 @@ _SHIFT = {1: 0, 2: 1, 4: 2, 9: 3, 18: 4}
 
 
 def uses_dp16kd(entries, width, reads, target):
-    """Whether a buffer memory is built from explicit DP16KD blocks on ``target``: on ECP5, with
-    one read port, where Yosys would choose DP16KD itself."""
-    return target == "ecp5" and reads == 1 and memory_kind(entries, width, 1)[0] == "bram"
+    """Whether an input buffer's memory is built from explicit DP16KD blocks on ``target``
+    (``schedule.memories.input_memory``)."""
+    return target == "ecp5" and reads == 1 and input_memory(entries, width, reads)[0] == "dp16kd"
 
 
 class DP16KDMemory(Elaboratable):
@@ -59,11 +60,14 @@ class DP16KDMemory(Elaboratable):
         bits, rows_depth = dp16kd_shape(self.depth, width)
         low = ceil_log2(rows_depth)
         rows, cols = -(-self.depth // rows_depth), -(-width // bits)
+        # Port A takes the enabled write's address and data; with one write port, its own
+        # (no gate that zeroes them while it is idle: the block ignores them then).
         wa, wd, we = Signal(range(self.depth)), Signal(width), Signal()
-        for p in self._writes:
-            with m.If(p.en):
-                m.d.comb += [wa.eq(p.addr), wd.eq(p.data)]
-        m.d.comb += we.eq(Cat(p.en for p in self._writes).any())
+        writes = self._writes or [self.write_port()]
+        addr, data = writes[0].addr, writes[0].data
+        for p in writes[1:]:
+            addr, data = Mux(p.en, p.addr, addr), Mux(p.en, p.data, data)
+        m.d.comb += [wa.eq(addr), wd.eq(data), we.eq(Cat(p.en for p in writes).any())]
         rd = self._read or self.read_port()
         outs = []
         for r in range(rows):

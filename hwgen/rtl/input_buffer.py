@@ -5,10 +5,13 @@ bank per shard of its layout; compute groups read the banks through synchronous 
 Each bank holds ``slots`` problems: the host loads one while the groups read another. When a
 beat puts several elements into one bank, that bank is split cyclically into ``F`` sub-banks
 (element address ``a`` lives in sub-bank ``a % F`` at ``a // F``) so that every memory takes
-one write per beat.
+one write per beat. The ``F`` sub-banks share every write and read address, so they are one
+memory whose word holds an element of each, side by side (sub-bank ``s`` in bits
+``s * bits``...): on ECP5 a word of eight int8 elements fills four DP16KD blocks rather
+than 16 LUT-RAM cells per 16 entries.
 """
 from amaranth.hdl import Cat, Module, Signal, Value, unsigned
-from amaranth.lib import data, memory, stream, wiring
+from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
@@ -35,8 +38,9 @@ class InputBuffer(wiring.Component):
     slots : int
         Problems the banks hold at once (2: double buffering).
     target : str
-        ``rtl.target.TARGETS``: on ``"ecp5"`` the banks Yosys would put in block RAM are
-        ``rtl.block_ram.DP16KDMemory`` blocks whose output register is the read's data register.
+        ``rtl.target.TARGETS``: on ``"ecp5"`` the banks ``schedule.memories.input_memory``
+        puts in block RAM are ``rtl.block_ram.DP16KDMemory`` blocks whose output register is
+        the read's data register.
 
     Attributes
     ----------
@@ -49,7 +53,7 @@ class InputBuffer(wiring.Component):
     consume : In(1)
         Pulse: the oldest started problem is done reading; its slot may be reloaded.
     rd<k> : In(read_port)
-        Reads slot ``rd<k>.slot``; ``data`` follows two enabled cycles after ``addr``.
+        Reads slot ``rd<k>.slot``; ``data`` follows three enabled cycles after ``addr``.
     """
 
     def __init__(self, tensor, banking, readers, lanes=1, slots=2, target="generic"):
@@ -83,11 +87,11 @@ class InputBuffer(wiring.Component):
         # The slot is the address MSBs: each slot is padded to a power of two.
         sb = slot_bits(self.slots)
         entries = (1 << sb) << ceil_log2(sub_depth)
-        mems = [[self._memory(shape, entries, self.readers.count(b)) for _ in range(f)]
+        word = unsigned(f * shape.width)
+        mems = [self._memory(word, entries, self.readers.count(b))
                 for b in range(self.banking.banks)]
-        for b, subs in enumerate(mems):
-            for s, mem in enumerate(subs):
-                m.submodules[f"bank{b}_{s}"] = mem
+        for b, mem in enumerate(mems):
+            m.submodules[f"bank{b}"] = mem
         self._load(m, mems, sub_depth)
         for k, b in enumerate(self.readers):
             self._read(m, k, mems[b], sub_depth)
@@ -121,18 +125,17 @@ class InputBuffer(wiring.Component):
         w_data = Signal.like(self.host.payload, reset_less=True, name="w_data")
         m.d.sync += [w_last.eq(take & walk.last), w_slot.eq(wr_slot.value),
                      w_addr.eq(ld_addr), w_data.eq(self.host.payload)]
-        beat = data.View(data.ArrayLayout(unsigned(bits), self.lanes), w_data)
-        w_en = {}                   # (lane group, bank): the group's beat writes the bank
+        # Lane group q's beat writes a word at ``w_addr`` of the bank it falls in; the bank's
+        # write enable is a register, ``take & (bank == b)`` computed a cycle ahead.
         for q in range(self.lanes // f):
             bank = walk.bank(q)
-            for b in range(len(mems)):
-                w_en[q, b] = Signal(name=f"w_en{q}_{b}")
-                m.d.sync += w_en[q, b].eq(take & (bank == b) if len(mems) > 1 else take)
-        for lane in range(self.lanes):
-            for b, subs in enumerate(mems):
-                wp = subs[lane % f].write_port()
-                m.d.comb += [wp.addr.eq(w_addr), wp.data.eq(beat[lane]),
-                             wp.en.eq(w_en[lane // f, b])]
+            for b, mem in enumerate(mems):
+                w_en = Signal(name=f"w_en{q}_{b}")
+                m.d.sync += w_en.eq(take & (bank == b) if len(mems) > 1 else take)
+                wp = mem.write_port()
+                m.d.comb += [wp.addr.eq(w_addr),
+                             wp.data.eq(w_data[q * f * bits:(q + 1) * f * bits]),
+                             wp.en.eq(w_en)]
         with m.If(take):
             walk.step()
             with m.If(walk.last):
@@ -152,32 +155,31 @@ class InputBuffer(wiring.Component):
                      ready.eq(held_next != self.slots),
                      self.loaded.eq(fresh_next.bit_select(next_slot.following(self.start), 1))]
 
-    def _read(self, m, k, subs, sub_depth):
-        """Read port ``k`` on the sub-banks ``subs`` of its bank, read data registered."""
+    def _read(self, m, k, mem, sub_depth):
+        """Read port ``k`` on its bank's memory ``mem``, read data registered twice."""
         f = self._f
         port = self.read_port(k)
         addr = Value.cast(port.addr)
         sub_addr = Cat(sub_address(addr, f, sub_depth), port.slot)
         if f > 1:
             sub_addr = named(m, sub_addr, f"rd{k}_addr")
-        datas = []
-        for mem in subs:
-            rp = mem.read_port()
-            m.d.comb += [rp.addr.eq(sub_addr), rp.en.eq(port.en)]
-            datas.append(rp.data)
-        # Read latency 2: the memory's read, then a data register after the sub-bank mux, or in
-        # a DP16KD its output register (the mux then follows it, its select delayed twice).
-        in_block = isinstance(subs[0], DP16KDMemory)
+        rp = mem.read_port()
+        m.d.comb += [rp.addr.eq(sub_addr), rp.en.eq(port.en)]
+        width = shape_of(self.tensor.dtype).width
+        datas = [rp.data[s * width:(s + 1) * width] for s in range(f)]
+        # Read latency 3 (``schedule.READ_LATENCY``): the memory's read, a data register (in
+        # a DP16KD its output register; the sub-bank mux follows it, its select delayed twice),
+        # and a register after the sub-bank mux, from which the data crosses to the PEs.
+        in_block = isinstance(mem, DP16KDMemory)
         data = datas[0]
         if f > 1:
             sel = [Signal(ceil_log2(f), name=f"rd{k}_sub{n}") for n in range(1 + in_block)]
             with m.If(port.en):
                 m.d.sync += [s.eq(v) for s, v in zip(sel, [addr[:ceil_log2(f)]] + sel)]
             data = mux_tree(datas, sel[-1])
-        if in_block:
-            m.d.comb += port.data.eq(data)
-            return
-        q = Signal(shape_of(self.tensor.dtype), reset_less=True, name=f"rd{k}_q")
-        with m.If(port.en):
-            m.d.sync += q.eq(data)
-        m.d.comb += port.data.eq(q)
+        for n in range(1 if in_block else 2):
+            q = Signal(shape_of(self.tensor.dtype), reset_less=True, name=f"rd{k}_q{n}")
+            with m.If(port.en):
+                m.d.sync += q.eq(data)
+            data = q
+        m.d.comb += port.data.eq(data)

@@ -14,9 +14,12 @@ from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIn
                         stream_ops)
 from ..ir.layout import array_in_memory
 
-# A tensor read takes two stages: the synchronous memory read, then a register on the read data
-# (block RAM's clock-to-output is 5.8 ns on ECP5; without the register it fed the multiplier).
-READ_LATENCY = 2
+# A tensor read takes three stages: the synchronous memory read, a register on the read data
+# (block RAM's clock-to-output is 5.8 ns on ECP5; without the register it fed the multiplier),
+# and a register after the sub-bank mux, from which the data crosses to the PEs (8x8 gemm_os
+# with its A operand in DP16KD blocks: 6.1 ns of routing from a block through the mux to a
+# multiplier, 129 MHz).
+READ_LATENCY = 3
 
 # A multiply of two run-time values passes four registers: the operands, the product and the
 # output (on ECP5 the MULT18X18D block's own, ``rtl.multiply``), then one in the fabric that

@@ -37,9 +37,9 @@ def test_auto_lanes_are_in_the_manifest(tmp_path):
     graph = load_design(example("gemm_os"), {"M": 4, "N": 4, "K": 32})
     info = verilog.write(graph, tmp_path)
     lanes = {p["name"]: p["lanes"] for p in info["ports"]}
-    assert lanes == {"A": 4, "B": 4, "C": 1}
+    assert lanes == {"A": 4, "B": 4, "C": 2}
     text = (tmp_path / "gemm_os.v").read_text()
-    assert "input [31:0] A__payload" in text and "output [31:0] C__payload" in text
+    assert "input [31:0] A__payload" in text and "output [63:0] C__payload" in text
 
 
 def test_padded_rows_are_in_the_manifest(tmp_path):

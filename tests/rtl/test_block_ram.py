@@ -95,12 +95,13 @@ def test_dp16kd_memory_equals_memory_and_register(tmp_path, width, depth):
     assert errors == 0 and nonzero > n // 5, out
 
 
-def test_block_rams_are_chosen_where_yosys_would_choose_them():
+def test_block_rams_are_chosen_where_yosys_would_choose_them_or_lut_ram_costs_a_lot():
     assert uses_dp16kd(256, 8, 1, "ecp5")
     assert not uses_dp16kd(256, 8, 1, "generic") and not uses_dp16kd(256, 8, 1, "ice40")
-    assert not uses_dp16kd(32, 8, 1, "ecp5")            # LUT RAM is cheaper
+    assert not uses_dp16kd(32, 8, 1, "ecp5")            # 4 LUT-RAM cells for one block: kept
+    assert uses_dp16kd(32, 64, 1, "ecp5")               # 32 cells for 4 blocks (8x8 gemm_os: A)
     assert not uses_dp16kd(256, 8, 2, "ecp5")           # two read ports: Yosys replicates
-    assert not uses_dp16kd(512, 32, 1, "ecp5")          # PDPW16KD, 36 bits wide
+    assert uses_dp16kd(512, 32, 1, "ecp5")              # not a PDPW16KD emulating read-before-write
 
 
 def test_a_second_read_port_is_refused():

@@ -1,6 +1,6 @@
 # amaranth: UnusedElaboratable=no
 """A lockstep group on its own: its signature follows the port plan, and driven by behavioural
-memories (a read's data two enabled cycles after its address) it computes its members'
+memories (a read's data ``READ_LATENCY`` enabled cycles after its address) it computes its members'
 statements with the schedule's timing. (The first line: a group whose signature is only
 inspected is never elaborated, on purpose.)"""
 import numpy as np
@@ -11,7 +11,7 @@ from amaranth.sim import Simulator
 from hwgen.ir.graph import StreamOp
 from hwgen.pipeline import load_design
 from hwgen.rtl.group import Group
-from hwgen.schedule import plan
+from hwgen.schedule import READ_LATENCY, plan
 from tests.conftest import example, program
 
 
@@ -35,7 +35,7 @@ def _run(graph, p, group, banks, cycles):
     ``{(tensor, bank, addr): value}`` and the cycles (after the start) of ``finished``."""
     writes, finished = {}, []
     reads = [(port, getattr(group, port.name)) for port in group.ports.reads]
-    pending = {port.name: [0, 0] for port, _ in reads}     # memory register, data register
+    pending = {port.name: [0] * READ_LATENCY for port, _ in reads}   # the read's registers
 
     async def tb(ctx):
         assert ctx.get(group.accept)
@@ -44,7 +44,7 @@ def _run(graph, p, group, banks, cycles):
         ctx.set(group.start, 0)
         for cycle in range(cycles):
             for port, iface in reads:
-                ctx.set(iface.data, pending[port.name][1])
+                ctx.set(iface.data, pending[port.name][-1])
             sampled = []
             for port, iface in reads:
                 sampled.append((port, ctx.get(iface.en), ctx.get(iface.addr)))
@@ -57,7 +57,7 @@ def _run(graph, p, group, banks, cycles):
             for port, en, addr in sampled:
                 if en:
                     pending[port.name] = [banks[port.tensor][port.bank][addr],
-                                          pending[port.name][0]]
+                                          *pending[port.name][:-1]]
             await ctx.tick()
 
     sim = Simulator(group)

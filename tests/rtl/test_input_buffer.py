@@ -11,6 +11,7 @@ from hwgen.ir.layout import banking
 from hwgen.ir.types import R, S, int8
 from hwgen.rtl.input_buffer import InputBuffer
 from hwgen.rtl.simhelpers import send
+from hwgen.schedule import READ_LATENCY
 from hwgen.schedule.host_timing import padded, row_pad
 from tests.rtl.buffers import run
 
@@ -23,7 +24,7 @@ async def _read_all(ctx, dut, b, banks, slot):
         ctx.set(port.slot, slot)
         for addr in range(b.depth):
             ctx.set(port.addr, addr)
-            await ctx.tick().repeat(2)          # read, then the data register
+            await ctx.tick().repeat(READ_LATENCY)   # read, the data registers
             seen[(bank, addr)] = ctx.get(port.data)
         ctx.set(port.en, 0)
     return seen

@@ -39,4 +39,4 @@ def test_a_run_out_of_budget_names_the_waiting_ports():
     # A (one element a beat) has sent 5 of 6 beats, B (two) all 3; C has nothing yet.
     with pytest.raises(HwgenError, match=r"stopped after 5 cycles; ports still waiting: "
                        r"A \(5/6 beats\), C \(0/2 beats\)$"):
-        run_top(Top(plan(graph, lanes={"A": 1})), [random_inputs(graph)], budget=5)
+        run_top(Top(plan(graph, lanes={"A": 1, "B": 2})), [random_inputs(graph)], budget=5)

