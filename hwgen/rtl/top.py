@@ -97,9 +97,12 @@ class Top(wiring.Component):
                 connect(m, getattr(grp, port.name), buf.read_port(k))
             ins.append(buf)
         for t in graph.outputs:
-            design = OutputChain if chained(plan.bankings[t.name]) else OutputBanks
-            buf = design(t, plan.bankings[t.name], [p.bank for _, p in writers[t.name]],
-                         plan.lanes[t.name], plan.slots)
+            args = (t, plan.bankings[t.name], [p.bank for _, p in writers[t.name]],
+                    plan.lanes[t.name], plan.slots)
+            if chained(plan.bankings[t.name]):
+                buf = OutputChain(*args, target=self.target)
+            else:
+                buf = OutputBanks(*args)
             m.submodules[f"out_{t.name}"] = buf
             skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape())
             connect(m, buf.host, skid.i)

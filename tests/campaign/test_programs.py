@@ -4,7 +4,7 @@ import warnings
 from hypothesis import HealthCheck, given, settings
 
 from hwgen.campaign.case import write
-from hwgen.campaign.programs import expressions, programs
+from hwgen.campaign.programs import _not_constant, expressions, programs
 from hwgen.pipeline import load_design
 
 
@@ -23,3 +23,10 @@ def test_drawn_programs_pass_the_checks(program, tmp_path_factory):
 @given(text=expressions(["x", "i"]))
 def test_expressions_are_python(text):
     compile(text, "<expr>", "eval")
+
+
+def test_expressions_that_fold_to_a_constant_are_not_drawn():
+    # Found by the campaign: x is read only in the branch a constant test never takes.
+    assert not _not_constant("(-((-8) if 0 <= 0 else x))")
+    assert not _not_constant("max(1, abs((-3)))")
+    assert _not_constant("(3 if x < 2 else 4)") and _not_constant("max(x, 1)")

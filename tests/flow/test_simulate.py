@@ -7,8 +7,9 @@ from hwgen.flow.simulate import simulate, summary
 from hwgen.pipeline import load_design
 from tests.conftest import example, program
 
-# The Verilog built for ECP5 (MULT18X18D and DP16KD blocks, through their simulation models:
-# each of these designs has a bank that LUT-RAM would hold at a cost of several cells per block) and the generic Verilog Amaranth's simulator also runs.
+# The Verilog built for ECP5 (MULT18X18D and DP16KD blocks and FD1S3AX control copies, through
+# their simulation models: each of these designs has a bank that LUT-RAM would hold at a cost of
+# several cells per block) and the generic Verilog Amaranth's simulator also runs.
 ECP5 = "ecp5-85k"
 CASES = [
     ("verilator", example("gemm_os"), {"M": 5, "N": 3, "K": 17}, ECP5),
@@ -30,8 +31,9 @@ def test_cocotb_against_numpy(tmp_path, sim, path, params, device):
     assert result["design"]["target"] == ("ecp5" if device else "generic")
     if device:
         text = (tmp_path / result["design"]["verilog"][0]).read_text()
-        models = [m for m in ("MULT18X18D", "DP16KD") if f"{m} #" in text]
-        assert models == ["MULT18X18D", "DP16KD"]
+        models = [m for m in ("MULT18X18D", "DP16KD", "FD1S3AX")
+                  if re.search(rf"^\s*{m}\b", text, re.M)]
+        assert models[:2] == ["MULT18X18D", "DP16KD"]
         assert result["design"]["verilog"][1:] == [f"{m}.v" for m in models]
     text = "\n".join(summary(result))
     assert result["failed"] == 0 and result["total"] == 2, text
