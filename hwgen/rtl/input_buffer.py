@@ -18,6 +18,7 @@ from amaranth.utils import ceil_log2
 from ..schedule.host_timing import lane_split, slot_bits
 from .arith import mux_tree, named
 from .block_ram import DP16KDMemory, uses_dp16kd
+from .replica import copies
 from .signatures import bank_port_name, bank_ports, shape_of
 from .walk import BeatWalk, SlotCounter, sub_address
 
@@ -104,7 +105,7 @@ class InputBuffer(wiring.Component):
 
     def _load(self, m, mems, sub_depth):
         """Write beats into the slot being loaded; count the held slots, track the fresh ones."""
-        f, g, bits = self._f, self._g, self.tensor.dtype.bits
+        f, g = self._f, self._g
         # held: slots holding a problem (loaded, maybe started, not yet consumed);
         # fresh: the slot holds a loaded problem that has not started.
         held, fresh = Signal(range(self.slots + 1)), Signal(self.slots)
@@ -115,33 +116,13 @@ class InputBuffer(wiring.Component):
         fresh_next = Signal(self.slots)
         m.d.comb += [self.host.ready.eq(ready), take.eq(self.host.valid & ready),
                      fresh_next.eq(fresh)]
-        # A beat is written in the cycle after it is taken (part of LOAD_LATENCY): its address,
-        # data and each bank's write enable are registered, so the handshake drives registers
-        # rather than every memory's write enable, and a memory's write enable is a register.
-        w_last = Signal()
-        w_slot = Signal.like(wr_slot.value, name="w_slot")
-        ld_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
-        w_addr = Signal(len(ld_addr), name="w_addr")
-        w_data = Signal.like(self.host.payload, reset_less=True, name="w_data")
-        m.d.sync += [w_last.eq(take & walk.last), w_slot.eq(wr_slot.value),
-                     w_addr.eq(ld_addr), w_data.eq(self.host.payload)]
-        # Lane group q's beat writes a word at ``w_addr`` of the bank it falls in; the bank's
-        # write enable is a register, ``take & (bank == b)`` computed a cycle ahead.
-        for q in range(self.lanes // f):
-            bank = walk.bank(q)
-            for b, mem in enumerate(mems):
-                w_en = Signal(name=f"w_en{q}_{b}")
-                m.d.sync += w_en.eq(take & (bank == b) if len(mems) > 1 else take)
-                wp = mem.write_port()
-                m.d.comb += [wp.addr.eq(w_addr),
-                             wp.data.eq(w_data[q * f * bits:(q + 1) * f * bits]),
-                             wp.en.eq(w_en)]
+        written, written_slot = self._write(m, mems, walk, take, wr_slot, sub_depth)
         with m.If(take):
             walk.step()
             with m.If(walk.last):
                 wr_slot.advance()
-        with m.If(w_last):
-            m.d.comb += fresh_next.bit_select(w_slot, 1).eq(1)
+        with m.If(written):
+            m.d.comb += fresh_next.bit_select(written_slot, 1).eq(1)
         with m.If(self.start):
             m.d.comb += fresh_next.bit_select(next_slot.value, 1).eq(0)
             next_slot.advance()
@@ -154,6 +135,42 @@ class InputBuffer(wiring.Component):
         m.d.sync += [held.eq(held_next), fresh.eq(fresh_next),
                      ready.eq(held_next != self.slots),
                      self.loaded.eq(fresh_next.bit_select(next_slot.following(self.start), 1))]
+
+    def _write(self, m, mems, walk, take, wr_slot, sub_depth):
+        """Write each taken beat two cycles later (part of LOAD_LATENCY): its address, data and
+        each bank's write enable are registered, so that the handshake drives registers rather
+        than every memory's write enable, then registered again per bank (``rtl.replica``), so
+        that no register feeds every memory (a 12x12 ``gemm_os``: one data register fed 108
+        DP16KD blocks, 11-16 ns of routing). Returns ``(written, written_slot)``: the last beat
+        of the problem loaded into ``written_slot`` is in its memory."""
+        f, bits = self._f, self.tensor.dtype.bits
+        w_last = Signal()
+        w_slot = Signal.like(wr_slot.value, name="w_slot")
+        ld_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
+        w_addr = Signal(len(ld_addr), name="w_addr")
+        w_data = Signal.like(self.host.payload, reset_less=True, name="w_data")
+        written, written_slot = Signal(), Signal.like(w_slot, name="written_slot")
+        m.d.sync += [w_last.eq(take & walk.last), w_slot.eq(wr_slot.value),
+                     w_addr.eq(ld_addr), w_data.eq(self.host.payload),
+                     written.eq(w_last), written_slot.eq(w_slot)]
+        # One bank needs no copies (and no primitive flip-flops).
+        target = self._target if len(mems) > 1 else "generic"
+        copy = [copies(m, Cat(w_addr, w_data), 1, f"w_bank{b}", target, reset=False)[0]
+                for b in range(len(mems))]
+        # Lane group q's beat writes a word of the bank it falls in; the bank's write enable is
+        # a register, ``take & (bank == b)`` computed a cycle ahead, then delayed beside the
+        # bank's copy.
+        for q in range(self.lanes // f):
+            bank = walk.bank(q)
+            for b, mem in enumerate(mems):
+                w_en, en = Signal(name=f"w_en{q}_{b}"), Signal(name=f"w_en{q}_{b}_copy")
+                m.d.sync += [w_en.eq(take & (bank == b) if len(mems) > 1 else take),
+                             en.eq(w_en)]
+                addr, data = copy[b][:len(w_addr)], copy[b][len(w_addr):]
+                wp = mem.write_port()
+                m.d.comb += [wp.addr.eq(addr), wp.data.eq(data[q * f * bits:(q + 1) * f * bits]),
+                             wp.en.eq(en)]
+        return written, written_slot
 
     def _read(self, m, k, mem, sub_depth):
         """Read port ``k`` on its bank's memory ``mem``, read data registered twice."""

@@ -40,6 +40,7 @@ class OutputChain(OutputBuffer):
         n, lanes = self.banking.banks, self.lanes
         banks = [Signal(shape, reset_less=True, name=f"bank{b}") for b in range(n)]
         chain = [Signal(shape, reset_less=True, name=f"chain{b}") for b in range(n)]
+        self._registers(m, banks)
         full, busy = Signal(), Signal()
         beats = n // lanes
         sent = Signal(range(beats + 1))
@@ -74,25 +75,32 @@ class OutputChain(OutputBuffer):
                      load.eq(load_next), take.eq(take_next),
                      idle.eq(in_flight_next == 0),
                      space.eq(~busy_next | (~full_next & ~self.start & idle))]
-        per_copy = max(1, LOADS_PER_COPY // len(chain[0]))
-        count = -(-n // per_copy)
-        loads = copies(m, load_next, count, "load", self._target)
-        shifts = copies(m, load_next | take_next, count, "shift", self._target)
-        for b in range(n):
-            load_b, shift_b = loads[b // per_copy], shifts[b // per_copy]
-            for k, wb in enumerate(self.writers):
-                if wb == b:
-                    port = self.write_port(k)
-                    with m.If(port.en):
-                        m.d.sync += banks[b].eq(port.data)
-            with m.If(shift_b):
-                with m.If(load_b):
-                    m.d.sync += chain[b].eq(banks[b])
-                if b + lanes < n:
-                    with m.Else():
-                        m.d.sync += chain[b].eq(chain[b + lanes])
+        self._steer(m, banks, chain, load_next, load_next | take_next)
         with m.If(load):
             m.d.sync += [sent.eq(0), final.eq(beats == 1)]
         with m.Elif(take):
             m.d.sync += [sent.eq(sent + 1), final.eq(sent == beats - 2)]
         return m
+
+    def _registers(self, m, banks):
+        """Each bank register takes what its write ports write."""
+        for k, b in enumerate(self.writers):
+            port = self.write_port(k)
+            with m.If(port.en):
+                m.d.sync += banks[b].eq(port.data)
+
+    def _steer(self, m, banks, chain, load_next, shift_next):
+        """The chain: it loads the banks or shifts by ``lanes``, under copies of the load and
+        shift registers, one per ``LOADS_PER_COPY`` chain bits."""
+        n, lanes = len(chain), self.lanes
+        per_copy = max(1, LOADS_PER_COPY // len(chain[0]))
+        count = -(-n // per_copy)
+        loads = copies(m, load_next, count, "load", self._target)
+        shifts = copies(m, shift_next, count, "shift", self._target)
+        for b in range(n):
+            with m.If(shifts[b // per_copy]):
+                with m.If(loads[b // per_copy]):
+                    m.d.sync += chain[b].eq(banks[b])
+                if b + lanes < n:
+                    with m.Else():
+                        m.d.sync += chain[b].eq(chain[b + lanes])

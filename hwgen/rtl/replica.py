@@ -1,25 +1,27 @@
-"""Registered copies of one control bit, so that no flip-flop drives thousands of loads.
+"""Registered copies of a control or data value, so that no flip-flop drives hundreds of loads.
 
-A control register that steers a whole array (an output chain's load and shift) is copied,
-one copy per few dozen loads; nextpnr places each copy beside its loads, and the long route
-moves in front of the copies, where it meets only a LUT. Yosys merges flip-flops with the
-same input (``opt_merge``) unless the cell itself is marked ``keep``, and Amaranth can mark
-only wires, so on ``ecp5`` each copy is an ``FD1S3AX`` instance marked ``keep``
-(``models/FD1S3AX.v`` stands in for it in Icarus and Verilator); other targets build plain
-registers (behaviourally the same)."""
-from amaranth.hdl import ClockSignal, Instance, ResetSignal, Signal
+A register that steers a whole array (an output chain's load and shift) or feeds every memory
+of a buffer (its write address and data) is copied, one copy per group of loads; nextpnr
+places each copy beside its loads, and the long route moves in front of the copies, where it
+meets fewer loads. Yosys merges flip-flops with the same input (``opt_merge``) unless the cell
+itself is marked ``keep``, and Amaranth can mark only wires, so on ``ecp5`` each copied bit is
+an ``FD1S3AX`` instance marked ``keep`` (``models/FD1S3AX.v`` stands in for it in Icarus and
+Verilator); other targets build plain registers (behaviourally the same)."""
+from amaranth.hdl import ClockSignal, Instance, ResetSignal, Signal, Value
 
 
-def copies(m, value_next, count, name, target="generic"):
-    """``count`` registers that each take ``value_next`` every cycle (0 in reset, like a
-    register whose reset value is 0)."""
-    d = Signal(name=f"{name}_d")
-    m.d.comb += d.eq(value_next & ~ResetSignal())
-    out = [Signal(name=f"{name}_{k}") for k in range(count)]
+def copies(m, value_next, count, name, target="generic", reset=True):
+    """``count`` registers that each take ``value_next`` every cycle; with ``reset``, 0 in
+    reset (like a register whose reset value is 0), otherwise reset-less."""
+    value_next = Value.cast(value_next)
+    d = Signal(len(value_next), name=f"{name}_d")
+    m.d.comb += d.eq(value_next & ~ResetSignal().replicate(len(d)) if reset else value_next)
+    out = [Signal(len(d), name=f"{name}_{k}", reset_less=not reset) for k in range(count)]
     for k, q in enumerate(out):
-        if target == "ecp5":
-            m.submodules[f"{name}_ff{k}"] = Instance(
-                "FD1S3AX", a_keep=1, i_CK=ClockSignal(), i_D=d, o_Q=q)
-        else:
+        if target != "ecp5":
             m.d.sync += q.eq(d)
+            continue
+        for i in range(len(d)):
+            m.submodules[f"{name}_ff{k}_{i}"] = Instance(
+                "FD1S3AX", a_keep=1, i_CK=ClockSignal(), i_D=d[i], o_Q=q[i])
     return out

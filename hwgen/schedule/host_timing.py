@@ -17,8 +17,8 @@ from ..host import beats as shape_beats
 DRAIN_LATENCY = 3
 
 # Cycles from the host's input beat to its write: one in the skid register at the port
-# (``rtl.skid``), one because ``rtl.input_buffer`` registers the write.
-LOAD_LATENCY = 2
+# (``rtl.skid``), two because ``rtl.input_buffer`` registers the write, then copies it per bank.
+LOAD_LATENCY = 3
 
 
 def range_bits(n):

@@ -12,8 +12,11 @@ from hwgen.ir.types import R, S, int8
 from hwgen.rtl.input_buffer import InputBuffer
 from hwgen.rtl.simhelpers import send
 from hwgen.schedule import READ_LATENCY
-from hwgen.schedule.host_timing import padded, row_pad
+from hwgen.schedule.host_timing import LOAD_LATENCY, padded, row_pad
 from tests.rtl.buffers import run
+
+# Cycles from the last beat's handshake to ``loaded`` (the skid's cycle is not in this test).
+WRITE_CYCLES = LOAD_LATENCY - 1
 
 
 async def _read_all(ctx, dut, b, banks, slot):
@@ -61,7 +64,7 @@ def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes):
 
     async def tb(ctx):
         await send(ctx, dut.host, Source(pack(first, int8, lanes, pad)))
-        await ctx.tick()
+        await ctx.tick().repeat(WRITE_CYCLES)     # the last beat is written, then loaded
         assert ctx.get(dut.loaded)
         ctx.set(dut.start, 1)       # the first problem starts on slot 0
         await ctx.tick()
@@ -69,7 +72,7 @@ def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes):
         assert not ctx.get(dut.loaded)
         # The other slot takes the next problem while this one is in use ...
         await send(ctx, dut.host, Source(pack(second, int8, lanes, pad)))
-        await ctx.tick()
+        await ctx.tick().repeat(WRITE_CYCLES)
         # ... and then the host must wait for a consume.
         assert ctx.get(dut.loaded) and not ctx.get(dut.host.ready)
         seen.append(await _read_all(ctx, dut, b, b.banks, 0))
