@@ -288,10 +288,15 @@ class _Count:
                 sum(map(range_bits, bank.shards)) + 2 * shape.slots + 3 * slot_bits(shape.slots)
             self.n["const_mul"] += sum(1 for e, st in zip(bank.extent, bank.strides())
                                        if _odd(st) > 1 and range_bits(e) >= 2)
-            # The skid register at the host port (``rtl.skid``): two entries and their flags.
-            lanes = shape.lanes[t.name]
-            self.n["buf_bit"] += 2 * lanes * t.dtype.bits + 2
-            self.n["mux_bit"] += lanes * t.dtype.bits
+            # The buffer at the host port: an input's landing register, three entries and
+            # their flags (``rtl.landing``); an output's two entries and flags (``rtl.skid``).
+            bits = shape.lanes[t.name] * t.dtype.bits
+            if t.direction == "in":
+                self.n["buf_bit"] += 4 * bits + 8
+                self.n["mux_bit"] += 2 * bits
+            else:
+                self.n["buf_bit"] += 2 * bits + 2
+                self.n["mux_bit"] += bits
             if t.direction == "in":
                 self.input_banks(t, bank)
             elif chained(bank):
@@ -317,6 +322,8 @@ class _Count:
         # lane -> bank map is then fixed), each memory has G write ports that Yosys merges.
         merged = g > 1 and bank.shards[-1] > g
         self.n["lane_bit"] += bank.banks * (g if merged else 1)
+        # Each bank's copy of the write address and data, and of its write enables.
+        self.n["buf_bit"] += bank.banks * (range_bits(entries) + shape.lanes[t.name] * w + g)
         for rp in per_bank.values():
             in_block = self.memory(entries, f * w, rp, 1, input_memory) == "dp16kd"
             if merged:
@@ -331,8 +338,10 @@ class _Count:
         """An output of one element per bank: registers drained through a shift chain."""
         w, lanes, slots = t.dtype.bits, self.shape.lanes[t.name], self.shape.slots
         beats = bank.banks // lanes
+        # Two copies (load, shift) per ``LOADS_PER_COPY`` chain bits (``rtl.output_chain``).
+        copies = 2 * -(-bank.banks // max(1, 64 // w))
         self.n["buf_bit"] += 2 * w * bank.banks + range_bits(beats + 1) + \
-            range_bits(slots + 2) + 4
+            range_bits(slots + 2) + 4 + copies
         self.n["chain_bit"] += w * max(0, bank.banks - lanes)        # load-or-shift muxes
 
     def memory(self, entries, width, reads, copies, kind_of=memory_kind):

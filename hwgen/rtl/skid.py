@@ -1,21 +1,21 @@
-"""A two-entry stream buffer at every host port whose payload registers meet no handshake.
+"""A two-entry stream buffer at every host output port whose payload registers meet no
+handshake.
 
-Every host port passes one (``rtl.top``). The two entries are written in turn and read in
-turn through a multiplexer after them, so:
+Every host output port passes one (``rtl.top``; input ports pass ``rtl.landing``). The two
+entries are written in turn and read in turn through a multiplexer after them, so:
 
 - a payload register's enable is one LUT of three flip-flops ("this entry is written next
-  and is free"), whatever the valid and ready signals do. A host's input pins feed the registers' D inputs
-  only, and a host's output pins are driven by the read multiplexer, whose select is a
-  flip-flop. The host's ``valid`` and ``ready`` reach only the few flag registers, never a
-  register of every payload bit (a 12x12 ``gemm_os``: its 328 pins ring the chip, and a
-  register of every payload bit beside its pin put 12 ns of routing between the pins and the
-  handshake logic);
+  and is free"), whatever the valid and ready signals do. A host's output pins are driven by
+  the read multiplexer, whose select is a flip-flop. The host's ``valid`` and ``ready`` reach
+  only the few flag registers, never a register of every payload bit (a 12x12 ``gemm_os``:
+  its 328 pins ring the chip, and a register of every payload bit beside its pin put 12 ns of
+  routing between the pins and the handshake logic);
 - ``i.ready`` ('not full') and ``o.valid`` ('not empty') are flip-flops, so the host's
   ``ready`` reaches an output buffer only through a register: without it, ``ready`` fed the
   enable of every register of an output chain (8x8: 1,408 loads after two LUTs).
 
 Full throughput, one cycle of latency (``schedule.host_timing`` counts it in
-``LOAD_LATENCY`` and ``DRAIN_LATENCY``).
+``DRAIN_LATENCY``).
 """
 from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import stream, wiring

@@ -14,10 +14,11 @@ from ..schedule.host_timing import chained
 from ..schedule.plan import Plan
 from .group import Group
 from .input_buffer import InputBuffer
-from .target import check_target
+from .landing import Landing
 from .output_banks import OutputBanks
 from .output_chain import OutputChain
 from .skid import Skid
+from .target import check_target
 
 
 class Top(wiring.Component):
@@ -90,9 +91,9 @@ class Top(wiring.Component):
             buf = InputBuffer(t, plan.bankings[t.name], [p.bank for _, p in readers[t.name]],
                               plan.lanes[t.name], plan.slots, self.target)
             m.submodules[f"in_{t.name}"] = buf
-            skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape())
-            connect(m, wiring.flipped(getattr(self, t.name)), skid.i)
-            connect(m, skid.o, buf.host)
+            land = m.submodules[f"land_{t.name}"] = Landing(buf.host.payload.shape())
+            connect(m, wiring.flipped(getattr(self, t.name)), land.i)
+            connect(m, land.o, buf.host)
             for k, (grp, port) in enumerate(readers[t.name]):
                 connect(m, getattr(grp, port.name), buf.read_port(k))
             ins.append(buf)

@@ -16,9 +16,10 @@ from ..host import beats as shape_beats
 # one register (``rtl.skid``).
 DRAIN_LATENCY = 3
 
-# Cycles from the host's input beat to its write: one in the skid register at the port
-# (``rtl.skid``), two because ``rtl.input_buffer`` registers the write, then copies it per bank.
-LOAD_LATENCY = 3
+# Cycles from the host's input beat to its write: two in the landing buffer at the port
+# (``rtl.landing``), two because ``rtl.input_buffer`` registers the write, then copies it per
+# bank.
+LOAD_LATENCY = 4
 
 
 def range_bits(n):

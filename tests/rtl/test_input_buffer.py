@@ -15,8 +15,9 @@ from hwgen.schedule import READ_LATENCY
 from hwgen.schedule.host_timing import LOAD_LATENCY, padded, row_pad
 from tests.rtl.buffers import run
 
-# Cycles from the last beat's handshake to ``loaded`` (the skid's cycle is not in this test).
-WRITE_CYCLES = LOAD_LATENCY - 1
+# Cycles from the last beat's handshake to ``loaded`` (the landing buffer's two are not in
+# this test).
+WRITE_CYCLES = LOAD_LATENCY - 2
 
 
 async def _read_all(ctx, dut, b, banks, slot):
