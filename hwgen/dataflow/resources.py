@@ -26,14 +26,15 @@ from .generate import IN_TYPE, OUT_TYPE, layout
 # LUT and FF per structural count of ``structure`` (``base`` = 1 per design): TRELLIS_COMB
 # and TRELLIS_FF as nextpnr-ecp5 counts them on ECP5-85k. Fitted by non-negative least squares
 # (relative errors) on the training points of `.venv/bin/python benchmarks/calibrate.py`
-# (36 generated GEMM / GEMV / conv2d points, nextpnr seed 1; build/calibrate/results.md);
+# (39 generated GEMM / GEMV / conv2d points, nextpnr seed 1; build/calibrate/results.md);
 # tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
 # counted, not fitted: one multiplier per PE, and block RAMs as ``schedule.memories`` maps them.
 RESOURCE_MODEL = {
-    "LUT": {"base": 200.7, "pe": 22.4, "acc_bit": 0.98, "lutram": 7.0, "mux_bit": 0.43,
-            "addr_bit": 0.8, "bram": 4.4, "bram_emu": 0.79, "const_mul": 6.1},
-    "FF": {"base": 162.2, "acc_bit": 1.1, "link_bit": 0.4, "pipe_bit": 0.88, "delay_bit": 1.0,
-           "ctrl_bit": 0.32, "buf_bit": 0.7, "bram_emu": 0.64},
+    "LUT": {"base": 212.9, "pe": 26.3, "acc_bit": 0.47, "lutram": 6.5, "mux_bit": 0.49,
+            "chain_bit": 0.22, "addr_bit": 0.18, "ctrl_bit": 1.3, "bram": 5.0, "bram_emu": 0.62,
+            "const_mul": 10.5},
+    "FF": {"base": 80.8, "acc_bit": 1.0, "pipe_bit": 0.92, "delay_bit": 1.1, "ctrl_bit": 1.4,
+            "buf_bit": 0.84, "bram_emu": 0.69},
 }
 
 # The structural counts (keys of ``Cost.counts``): ``base`` 1 per design; ``pe`` PEs;
