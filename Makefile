@@ -105,8 +105,9 @@ dse: setup
 layers: setup
 	$(HWGEN) layers --array $(if $(filter command line,$(origin ARRAY)),$(ARRAY),12x12)
 
-# Generated vs hand-written vs device limit on ECP5-85k (4x4, 8x8, 12x12; 3 seeds) and the
-# largest array on the iCE40 UP5K; results in build/bench/. Takes about an hour on 2 cores.
+# Generated vs hand-written vs device limit on ECP5-85k (4x4, 8x8, 12x12, 12x13; 3 seeds),
+# conv2d_systolic and a dataflow-exploration point against the limit, and the largest array on
+# the iCE40 UP5K; results in build/bench/. About two hours on 2 cores.
 bench: setup
 	$(PY) benchmarks/dse_speed.py
 	$(PY) benchmarks/bench.py $(BENCH_ARGS)

@@ -1,10 +1,12 @@
 """make bench: generated gemm_os vs the hand-written reference vs the single-MAC device limit.
 
-For each array size on ECP5-85k: Fmax (median of nextpnr seeds), LUT / FF / DSP per PE, cycles
-per problem and MAC utilization in cocotb simulation (Verilator), throughput in GOP/s, and the
-ratios generated/reference and generated/limit. Also the largest gemm_os array that fits the
-iCE40 UP5K, with its iCEBreaker bitstream. Writes results.md, results.json and PNG plots to
-build/bench/.
+For each R x C array on ECP5-85k (M=R, N=C, K = kfactor x R): Fmax (median of nextpnr seeds),
+LUT / FF / DSP per PE, cycles per problem and MAC utilization in cocotb simulation (Verilator),
+throughput in GOP/s, and the ratios generated/reference and generated/limit. Then two other
+generated designs against the limit only (conv2d_systolic and the best dataflow-exploration
+point of an 8x8 GEMM), a summary (Fmax scaling, throughput against the device peak), and the
+largest gemm_os array that fits the iCE40 UP5K, with its iCEBreaker bitstream. Writes
+results.md, results.json and PNG plots to build/bench/.
 """
 import argparse
 import json
@@ -19,32 +21,81 @@ sys.path[:0] = [HERE, ROOT]
 
 DEVICE = "ecp5-85k"
 DSP_BLOCKS = 156            # MULT18X18D on the LFE5U-85F
+DEFAULT_ARRAYS = [(4, 4), (8, 8), (12, 12), (12, 13)]
+ARRAY_HINT = f"arrays must look like 8x8, with R*C <= {DSP_BLOCKS} multipliers"
+# The other generated designs (no hand-written peer): kind -> name in the tables.
+EXTRA = {"conv2d": "conv2d_systolic", "dse": "dse best point (8x8 GEMM)"}
 
 
-def _timing(kind, size, K, seeds, out):
-    """Synthesize once, place and route per seed. Runs in a worker process."""
+def label(shape):
+    """(R, C) -> "RxC", the name of an array in keys, rows and plots."""
+    return f"{shape[0]}x{shape[1]}"
+
+
+def parse_array(text):
+    """argparse type for one --arrays item: "8x12" -> (8, 12). Bad input exits 2 (argparse)
+    saying what to write instead."""
+    try:
+        r, c = (int(n) for n in str(text).lower().split("x"))
+    except ValueError:
+        r = c = 0
+    if r < 1 or c < 1 or r * c > DSP_BLOCKS:
+        raise argparse.ArgumentTypeError(f"{ARRAY_HINT}; got {text!r}")
+    return r, c
+
+
+def _key(kind, shape):
+    """Results key of one design: "gen_8x8", "ref_8x8", or the kind itself."""
+    return f"{kind}_{label(shape)}" if kind in ("gen", "ref") else kind
+
+
+def _build(kind, shape, K, work):
+    """Write one design's Verilog and design.json into ``work``: (design.json dict, graph,
+    facts); graph is None for the designs hwgen does not generate, facts (PEs, useful MACs,
+    what it is) are filled for the other generated designs only."""
     import designs
-    from hwgen.flow.pnr import timing
-    work = os.path.join(out, f"{kind}_{size}x{size}" if kind != "limit" else "limit")
     if kind == "gen":
-        info, _ = designs.generated(size, size, K, work)
-    elif kind == "ref":
-        info = designs.reference(size, size, K, work)
+        return (*designs.generated(*shape, K, work), {})
+    if kind == "ref":
+        return designs.reference(*shape, K, work), None, {}
+    if kind == "limit":
+        return designs.single_mac(work), None, {}
+    if kind == "conv2d":
+        info, graph = designs.conv2d(work)
+        about = "default parameters " + " ".join(f"{k}={v}" for k, v in graph.params.items())
     else:
-        info = designs.single_mac(work)
-    t = timing(work, info["verilog"], info["top"], DEVICE, seeds=seeds)
-    return kind, size, t
+        info, graph, point = designs.dse_point(work)
+        about = (f"dse:{point.id} = {point.design}, front[0] (the fastest point) of `make dse "
+                 f"EXPR=\"{designs.DSE_EXPR}\" SIZES=\"{designs.DSE_SIZES}\" "
+                 f"ARRAY={label(designs.DSE_ARRAY)}`")
+    facts = {"pes": len(graph.instances), "macs": designs.useful_macs(kind, graph),
+             "about": about}
+    return info, graph, facts
 
 
-def _simulate(kind, size, K, out):
+def _timing(kind, shape, K, seeds, out):
+    """Synthesize once, place and route per seed. Runs in a worker process."""
+    from hwgen.flow.pnr import timing
+    key = _key(kind, shape)
+    work = os.path.join(out, key)
+    info, _, facts = _build(kind, shape, K, work)
+    return "timing", key, {**timing(work, info["verilog"], info["top"], DEVICE, seeds=seeds),
+                           **facts}
+
+
+def _simulate(kind, shape, K, out):
+    """Cocotb on Verilator with problems back to back, golden outputs from hwgen's graph:
+    steady-state cycles per problem. Runs in a worker process."""
     import designs
     from hwgen.flow.simulate import run_manifest
-    work = os.path.join(out, f"{kind}_{size}x{size}_sim")
-    _, graph = designs.generated(size, size, K, os.path.join(out, f"gen_{size}x{size}_sim"))
-    if kind == "ref":
-        designs.reference(size, size, K, work)
-    result = run_manifest(work if kind == "ref" else os.path.join(out, f"gen_{size}x{size}_sim"),
-                          graph, sim="verilator", problems=3, tests=["no_stall"])
+    key = _key(kind, shape)
+    work = os.path.join(out, f"{key}_sim")
+    if kind == "ref":       # the same problems as gemm_os; its graph only gives the vectors
+        graph, facts = designs.load_design(designs.GEMM, dict(zip("MNK", (*shape, K)))), {}
+        info = designs.reference(*shape, K, work)
+    else:
+        info, graph, facts = _build(kind, shape, K, work)
+    result = run_manifest(work, graph, sim="verilator", problems=3, tests=["no_stall"])
     r = result["tests"].get("no_stall", {"pass": False, "cycles": [], "intervals": []})
     info = result["design"]
     # Steady state: cycles between consecutive problems sent back to back. A design without
@@ -53,9 +104,9 @@ def _simulate(kind, size, K, out):
         steady, expected = (r["intervals"] or [None])[-1], info["interval_cycles"]
     else:
         steady, expected = (r["cycles"] or [None])[-1], info["expected_cycles"]
-    return kind, size, {"pass": r["pass"] and not result["failed"], "cycles": steady,
+    return "sim", key, {"pass": r["pass"] and not result["failed"], "cycles": steady,
                         "expected": expected, "first": (r["cycles"] or [None])[0],
-                        "first_expected": info["expected_cycles"]}
+                        "first_expected": info["expected_cycles"], **facts}
 
 
 def _ice40(out, K):
@@ -69,46 +120,67 @@ def _ice40(out, K):
         graph = load_design(designs.GEMM, {"M": M, "N": N, "K": K})
         try:
             path, t = bitstream(graph, os.path.join(out, f"ice40_{M}x{N}"), "icebreaker")
-            return {"M": M, "N": N, "K": K, "bitstream": os.path.relpath(path, ROOT), **t}
+            return "ice40", None, {"M": M, "N": N, "K": K,
+                                   "bitstream": os.path.relpath(path, ROOT), **t}
         except HwgenError as e:
             last = str(e).splitlines()[0]
-    return {"error": last}
+    return "ice40", None, {"error": last}
 
 
-def run(sizes, seeds, out, jobs, ice40, kfactor):
+def _jobs(arrays, seeds, out, kfactor, ice40, extra):
+    """Every run as (function, *arguments), the single-MAC limit first."""
+    jobs = [(_timing, "limit", None, 0, seeds, out)]
+    for shape in arrays:
+        K = kfactor * shape[0]
+        for kind in ("gen", "ref"):
+            jobs += [(_simulate, kind, shape, K, out), (_timing, kind, shape, K, seeds, out)]
+    for kind in (EXTRA if extra else ()):
+        jobs += [(_simulate, kind, None, 0, out), (_timing, kind, None, 0, seeds, out)]
+    if ice40:
+        jobs.append((_ice40, out, 16))
+    return jobs
+
+
+def _collect(results, job, fut):
+    """File one finished run in ``results``. A failing other generated design is recorded as
+    an error (its row shows it) rather than losing the whole benchmark."""
+    try:
+        section, key, data = fut.result()
+    except Exception as e:
+        if job[1] not in EXTRA:
+            raise
+        section = "sim" if job[0] is _simulate else "timing"
+        key, data = job[1], {"error": f"{type(e).__name__}: {(str(e) or '?').splitlines()[0]}"}
+    if section == "ice40":
+        results["ice40"] = data
+    else:
+        results[section][key] = data
+
+
+def run(arrays, seeds, out, jobs, ice40, kfactor, extra=True):
+    """Every simulation and place-and-route on a pool of ``jobs`` processes: the raw results
+    {"sim": {key: ...}, "timing": {key: ...}, "ice40": ...}."""
     from tqdm import tqdm
     os.makedirs(out, exist_ok=True)
-    tasks = []
+    results = {"sim": {}, "timing": {}, "ice40": None}
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for size in sizes:
-            K = kfactor * size
-            for kind in ("gen", "ref"):
-                tasks.append(pool.submit(_simulate, kind, size, K, out))
-                tasks.append(pool.submit(_timing, kind, size, K, seeds, out))
-        tasks.append(pool.submit(_timing, "limit", 0, 0, seeds, out))
-        if ice40:
-            tasks.append(pool.submit(_ice40, out, 16))
-        results = {"sim": {}, "timing": {}, "ice40": None}
-        for fut in tqdm(as_completed(tasks), total=len(tasks), desc="bench", unit="run"):
-            r = fut.result()
-            if isinstance(r, dict):
-                results["ice40"] = r
-            elif "used" in r[2]:
-                results["timing"][f"{r[0]}_{r[1]}"] = r[2]
-            else:
-                results["sim"][f"{r[0]}_{r[1]}"] = r[2]
+        futs = {pool.submit(*job): job for job in _jobs(arrays, seeds, out, kfactor, ice40,
+                                                         extra)}
+        for fut in tqdm(as_completed(futs), total=len(futs), desc="bench", unit="run"):
+            _collect(results, futs[fut], fut)
     return results
 
 
-def rows(results, sizes, kfactor):
-    limit = results["timing"]["limit_0"]["fmax_mhz"]
+def rows(results, arrays, kfactor):
+    """One row per R x C array: generated and reference measurements and their ratios."""
+    limit = results["timing"]["limit"]["fmax_mhz"]
     table = []
-    for size in sizes:
-        K, pes = kfactor * size, size * size
-        row = {"array": f"{size}x{size}", "K": K}
+    for shape in arrays:
+        K, pes = kfactor * shape[0], shape[0] * shape[1]
+        row = {"array": label(shape), "R": shape[0], "C": shape[1], "pes": pes, "K": K}
         for kind in ("gen", "ref"):
-            t = results["timing"][f"{kind}_{size}"]
-            s = results["sim"][f"{kind}_{size}"]
+            t = results["timing"][_key(kind, shape)]
+            s = results["sim"][_key(kind, shape)]
             cycles = s["cycles"]
             util = K / cycles if cycles else None
             row[kind] = {"fmax": t["fmax_mhz"], "seeds": t["fmax_seeds"],
@@ -125,97 +197,232 @@ def rows(results, sizes, kfactor):
     return table, limit
 
 
-def markdown(table, limit, results, seeds):
+def extra_rows(results, limit):
+    """One row per other generated design that was run, measured against the limit only;
+    a value that a failed run could not give is None."""
+    table = []
+    for kind, name in EXTRA.items():
+        t, s = results["timing"].get(kind), results["sim"].get(kind)
+        if t is None and s is None:
+            continue
+        t, s = t or {"error": "not run"}, s or {"error": "not run"}
+        pes, macs = s.get("pes") or t.get("pes"), s.get("macs") or t.get("macs")
+        fmax, cycles, used = t.get("fmax_mhz"), s.get("cycles"), t.get("used", {})
+        per_pe = lambda r: used[r] / pes if pes and r in used else None  # noqa: E731
+        table.append({
+            "design": name, "kind": kind, "about": s.get("about") or t.get("about"),
+            "pes": pes, "macs": macs, "fmax": fmax, "seeds": t.get("fmax_seeds"),
+            "fmax_gen_limit": fmax / limit if fmax else None, "lut_pe": per_pe("LUT"),
+            "ff_pe": per_pe("FF"), "dsp": used.get("DSP"), "cycles": cycles,
+            "expected": s.get("expected"), "sim_pass": s.get("pass", False),
+            "util": macs / (pes * cycles) if macs and pes and cycles else None,
+            "gops": 2 * macs * fmax / cycles / 1000 if macs and fmax and cycles else None,
+            "critical_path": t.get("critical_path"),
+            "errors": {k: d["error"] for k, d in (("timing", t), ("sim", s)) if "error" in d}})
+    return table
+
+
+def summary(table, limit):
+    """The headline numbers: how generated Fmax holds up as the array grows, the largest
+    array's steady-state throughput against 0.8 x the device peak, and whether 8x8 and 12x12
+    reach 0.9 x the single-MAC limit. Missing arrays are left out (or None)."""
+    by = {row["array"]: row for row in table}
+    fmax = lambda a: by[a]["gen"]["fmax"] if a in by else None  # noqa: E731
+    peak = DSP_BLOCKS * limit * 2 / 1000
+    out = {"limit_mhz": limit, "peak_gops": peak, "fmax_ratio": {}, "throughput": None,
+           "fmax_vs_limit": {}}
+    largest = max(table, key=lambda row: row["pes"])["array"] if table else None
+    for a in (largest, "12x12"):
+        if a and a != "4x4" and fmax(a) and fmax("4x4"):
+            out["fmax_ratio"][f"{a}/4x4"] = fmax(a) / fmax("4x4")
+    if largest:
+        gops = by[largest]["gen"]["gops"]
+        out["throughput"] = {"array": largest, "gops": gops, "target_gops": 0.8 * peak,
+                             "fraction_of_peak": gops / peak if gops else None,
+                             "meets": gops >= 0.8 * peak if gops else None}
+    for a in ("8x8", "12x12"):
+        f = fmax(a)
+        out["fmax_vs_limit"][a] = None if f is None else {
+            "fmax": f, "ratio": f / limit, "ge_0.9": f >= 0.9 * limit}
+    return out
+
+
+def _f(v, p=2):
+    """A number for the tables, '-' when unknown."""
+    return "-" if v is None else f"{v:.{p}f}"
+
+
+def _summary_lines(s):
+    """The summary as markdown bullets."""
+    yes = lambda ok: "-" if ok is None else "yes" if ok else "no"  # noqa: E731
+    lines = [f"- Fmax {a} (generated): {_f(r)}" for a, r in s["fmax_ratio"].items()]
+    tp = s["throughput"]
+    if tp:
+        lines.append(f"- {tp['array']} (largest) steady state: {_f(tp['gops'])} GOP/s = "
+                     f"{_f(tp['fraction_of_peak'], 3)} x peak, target 0.8 x peak = "
+                     f"{_f(tp['target_gops'])} GOP/s: {yes(tp['meets'])}")
+    for a, v in s["fmax_vs_limit"].items():
+        lines.append(f"- {a} Fmax >= 0.9 x limit: not measured" if v is None else
+                     f"- {a} Fmax >= 0.9 x limit: {yes(v['ge_0.9'])} ({v['fmax']:.1f} MHz = "
+                     f"{v['ratio']:.3f} x {s['limit_mhz']:.1f} MHz)")
+    return lines
+
+
+def _array_tables(table):
+    """The per-array measurement table and the ratio table."""
+    lines = ["| array | PEs | K | design | Fmax MHz | LUT/PE | FF/PE | DSP/PE | cycles/problem "
+             "(expected) | MAC util | GOP/s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in table:
+        for kind, name in (("gen", "generated"), ("ref", "reference")):
+            d = row[kind]
+            ok = "" if d["sim_pass"] and d["cycles"] == d["expected"] else " MISMATCH"
+            lines.append(f"| {row['array']} | {row['pes']} | {row['K']} | {name} | "
+                         f"{_f(d['fmax'], 1)} | {_f(d['lut_pe'], 1)} | {_f(d['ff_pe'], 1)} | "
+                         f"{_f(d['dsp_pe'])} | {d['cycles']} ({d['expected']}){ok} | "
+                         f"{_f(d['util'], 3)} | {_f(d['gops'])} |")
+    lines += ["", "| array | Fmax gen/ref | Fmax gen/limit | LUT/PE gen/ref | util gen/ref |",
+              "|---|---|---|---|---|"]
+    for row in table:
+        r = row["ratio"]
+        lines.append(f"| {row['array']} | {_f(r['fmax_gen_ref'])} | {_f(r['fmax_gen_limit'])} | "
+                     f"{_f(r['lut_gen_ref'])} | {_f(r['util_gen_ref'])} |")
+    return lines
+
+
+def _extra_table(extra):
+    """The "Other generated designs" table: no reference, so against the limit only."""
+    if not extra:
+        return []
+    lines = ["", "## Other generated designs", "",
+             "No hand-written reference: each against the single-MAC limit. MAC util = useful "
+             "MACs / (PEs x steady-state cycles), useful MACs counted from the graph's sizes.",
+             "", "| design | PEs | Fmax MHz | Fmax gen/limit | LUT/PE | FF/PE | DSP | "
+             "cycles/problem (expected) | sim | MAC util | GOP/s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for d in extra:
+        ok = "pass" if d["sim_pass"] and d["cycles"] == d["expected"] else "FAIL"
+        lines.append(f"| {d['design']} | {d['pes'] or '-'} | {_f(d['fmax'], 1)} | "
+                     f"{_f(d['fmax_gen_limit'])} | {_f(d['lut_pe'], 1)} | {_f(d['ff_pe'], 1)} | "
+                     f"{'-' if d['dsp'] is None else d['dsp']} | {d['cycles'] or '-'} "
+                     f"({d['expected'] or '-'}) | {ok} | {_f(d['util'], 3)} | "
+                     f"{_f(d['gops'])} |")
+    lines.append("")
+    for d in extra:
+        errors = "; ".join(f"{k} failed: {e}" for k, e in d["errors"].items())
+        lines.append(f"- {d['design']}: {d['about'] or '-'}" + (f" ({errors})" if errors else ""))
+    return lines
+
+
+def _paths(table, extra, results):
+    """The critical path of every measured design, named (nextpnr's first seed)."""
     from hwgen.flow.pnr import describe_path
+    lines = ["", "Critical paths (nextpnr, first seed):", ""]
+    for row in table:
+        for kind, name in (("gen", "generated"), ("ref", "reference")):
+            lines.append(f"- {row['array']} {name}: {describe_path(row[kind]['critical_path'])}")
+    for d in extra:
+        if "timing" not in d["errors"]:
+            lines.append(f"- {d['design']}: {describe_path(d['critical_path'])}")
+    lines.append(f"- single MAC (limit): "
+                 f"{describe_path(results['timing']['limit'].get('critical_path'))}")
+    return lines
+
+
+def _ice40_lines(ice):
+    """The iCE40 UP5K result, if that run was made."""
+    if not ice:
+        return []
+    if "error" in ice:
+        return ["", f"iCE40 UP5K: no gemm_os array fits ({ice['error']})."]
+    u = ice["used"]
+    return ["", f"iCE40 UP5K: largest gemm_os that fits is {ice['M']}x{ice['N']} (K={ice['K']})"
+                f" behind the UART bridge: {ice['fmax_mhz']:.1f} MHz, {u['LUT']} LC, "
+                f"{u['DSP']} DSP, {u['BRAM']} BRAM; bitstream `{ice['bitstream']}`."]
+
+
+def markdown(table, limit, results, seeds, extra=(), summ=None):
+    """results.md: intro, summary, the array tables, other designs, critical paths, iCE40."""
     peak = DSP_BLOCKS * limit * 2 / 1000
     lines = [f"# gemm_os on {DEVICE}: generated vs hand-written reference vs device limit", "",
              f"Device limit: one pipelined int8 MAC reaches {limit:.1f} MHz (median of seeds "
              f"{', '.join(map(str, seeds))}); peak = {DSP_BLOCKS} MULT18X18D x {limit:.1f} MHz x 2 "
              f"= {peak:.1f} GOP/s.", "",
-             "Cycles per problem are measured in steady state (problems back to back, host never "
-             "stalls) in cocotb on Verilator, next to the model's prediction; MAC utilization = "
-             "useful MACs / (PEs x cycles) = K / cycles.", "",
-             "| array | K | design | Fmax MHz | LUT/PE | FF/PE | DSP/PE | cycles/problem (expected) "
-             "| MAC util | GOP/s |", "|---|---|---|---|---|---|---|---|---|---|"]
-    f = lambda v, p=2: "-" if v is None else f"{v:.{p}f}"  # noqa: E731
-    for row in table:
-        for kind, label in (("gen", "generated"), ("ref", "reference")):
-            d = row[kind]
-            ok = "" if d["sim_pass"] and d["cycles"] == d["expected"] else " MISMATCH"
-            lines.append(f"| {row['array']} | {row['K']} | {label} | {f(d['fmax'], 1)} | "
-                         f"{f(d['lut_pe'], 1)} | {f(d['ff_pe'], 1)} | {f(d['dsp_pe'])} | "
-                         f"{d['cycles']} ({d['expected']}){ok} | {f(d['util'], 3)} | "
-                         f"{f(d['gops'])} |")
-    lines += ["", "| array | Fmax gen/ref | Fmax gen/limit | LUT/PE gen/ref | util gen/ref |",
-              "|---|---|---|---|---|"]
-    for row in table:
-        r = row["ratio"]
-        lines.append(f"| {row['array']} | {f(r['fmax_gen_ref'])} | {f(r['fmax_gen_limit'])} | "
-                     f"{f(r['lut_gen_ref'])} | {f(r['util_gen_ref'])} |")
-    lines += ["", "Critical paths (nextpnr, first seed):", ""]
-    for row in table:
-        for kind, label in (("gen", "generated"), ("ref", "reference")):
-            lines.append(f"- {row['array']} {label}: {describe_path(row[kind]['critical_path'])}")
-    lines.append(f"- single MAC (limit): "
-                 f"{describe_path(results['timing']['limit_0'].get('critical_path'))}")
-    ice = results.get("ice40")
-    if ice:
-        lines.append("")
-        if "error" in ice:
-            lines.append(f"iCE40 UP5K: no gemm_os array fits ({ice['error']}).")
-        else:
-            u = ice["used"]
-            lines.append(f"iCE40 UP5K: largest gemm_os that fits is {ice['M']}x{ice['N']} (K="
-                         f"{ice['K']}) behind the UART bridge: {ice['fmax_mhz']:.1f} MHz, "
-                         f"{u['LUT']} LC, {u['DSP']} DSP, {u['BRAM']} BRAM; bitstream "
-                         f"`{ice['bitstream']}`.")
+             "An R x C array is gemm_os with M=R, N=C, PEs = R*C. Cycles per problem are measured "
+             "in steady state (problems back to back, host never stalls) in cocotb on Verilator, "
+             "next to the model's prediction; MAC utilization = useful MACs / (PEs x cycles) = "
+             "K / cycles.", ""]
+    summ = summ or summary(table, limit)
+    lines += ["Summary:", "", *_summary_lines(summ), ""]
+    lines += _array_tables(table) + _extra_table(list(extra))
+    lines += _paths(table, list(extra), results) + _ice40_lines(results.get("ice40"))
     return "\n".join(lines) + "\n"
 
 
-def plots(table, limit, out):
+def plots(table, limit, out, extra=()):
+    """fmax.png and lut_per_pe.png against PEs (R*C); the other designs as single points."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    x = [int(r["array"].split("x")[0]) for r in table]
+    x = [r["pes"] for r in table]
     for key, ylabel, fname, with_limit in (("fmax", "Fmax (MHz)", "fmax.png", True),
                                            ("lut_pe", "LUT per PE", "lut_per_pe.png", False)):
         fig, ax = plt.subplots(figsize=(5, 3.5), dpi=120)
         ax.plot(x, [r["gen"][key] for r in table], "o-", label="generated (hwgen)")
         ax.plot(x, [r["ref"][key] for r in table], "s--", label="hand-written reference")
+        for d, marker in zip(extra, "^vD"):
+            if d["pes"] and d[key] is not None:
+                ax.plot([d["pes"]], [d[key]], marker, ls="none", label=d["design"])
         if with_limit:
             ax.axhline(limit, color="gray", ls=":", label=f"single-MAC limit {limit:.0f} MHz")
-        ax.set_xlabel("array size (N x N)")
+        ax.set_xlabel("PEs (R x C array)")
         ax.set_ylabel(ylabel)
-        ax.set_xticks(x, [r["array"] for r in table])
+        ax.set_xticks(x, [f"{r['array']} ({r['pes']})" for r in table], fontsize=7,
+                      rotation=35, ha="right")
+        ax.set_xlim(left=0)
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
         ax.set_title(f"gemm_os on {DEVICE}")
         fig.tight_layout()
         fig.savefig(os.path.join(out, fname))
         plt.close(fig)
 
 
-def main(argv=None):
+def parse_args(argv=None):
+    """The command line; bad --arrays exits 2 with argparse's error."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--sizes", type=int, nargs="+", default=[4, 8, 12], help="N for N x N arrays")
+    p.add_argument("--arrays", type=parse_array, nargs="+", default=DEFAULT_ARRAYS,
+                   metavar="RxC", help="R x C gemm_os arrays, R*C <= 156 "
+                   "(default 4x4 8x8 12x12 12x13)")
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3], help="nextpnr seeds")
-    p.add_argument("--kfactor", type=int, default=8, help="K = kfactor x N (default 8)")
+    p.add_argument("--kfactor", type=int, default=8, help="K = kfactor x R (default 8)")
     p.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--no-ice40", action="store_true", help="skip the iCE40 UP5K run")
+    p.add_argument("--no-extra", action="store_true",
+                   help="skip the other generated designs (conv2d_systolic, dse point)")
     args = p.parse_args(argv)
-    if any(s < 1 or s > 12 for s in args.sizes):
-        p.error("sizes must be 1..12 (12x12 uses 144 of the 156 multipliers)")
+    args.arrays = list(dict.fromkeys(args.arrays))      # each array once, in the given order
+    if args.kfactor < 1:
+        p.error("kfactor must be a positive integer, e.g. --kfactor 8")
+    return args
+
+
+def main(argv=None):
+    """Run everything, write results.md, results.json and the plots, print the markdown."""
+    args = parse_args(argv)
     t0 = time.time()
-    results = run(args.sizes, args.seeds, args.out, args.jobs, not args.no_ice40, args.kfactor)
-    table, limit = rows(results, args.sizes, args.kfactor)
-    text = markdown(table, limit, results, args.seeds)
+    results = run(args.arrays, args.seeds, args.out, args.jobs, not args.no_ice40,
+                  args.kfactor, extra=not args.no_extra)
+    table, limit = rows(results, args.arrays, args.kfactor)
+    extra, summ = extra_rows(results, limit), summary(table, limit)
+    text = markdown(table, limit, results, args.seeds, extra, summ)
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write(text)
     with open(os.path.join(args.out, "results.json"), "w") as f:
-        json.dump({"table": table, "limit_mhz": limit, "raw": results}, f, indent=1)
-    plots(table, limit, args.out)
+        json.dump({"table": table, "extra": extra, "summary": summ, "limit_mhz": limit,
+                   "raw": results}, f, indent=1)
+    plots(table, limit, args.out, extra)
     print(text)
     print(f"wrote {args.out}/results.md, results.json, fmax.png, lut_per_pe.png "
           f"in {time.time() - t0:.0f} s")

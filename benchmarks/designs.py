@@ -1,6 +1,7 @@
 """The designs the benchmark compares, each written as Verilog + design.json so the same
 manifest-driven testbench and the same place-and-route measure them."""
 import json
+import math
 import os
 
 from amaranth.back import verilog
@@ -17,12 +18,49 @@ from reference import ReferenceGemm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEMM = os.path.join(ROOT, "hwgen", "examples", "gemm_os.py")
+CONV2D = os.path.join(ROOT, "hwgen", "examples", "conv2d_systolic.py")
+# The dataflow-exploration point measured: the default GEMM expression on an 8x8 array.
+DSE_EXPR, DSE_SIZES, DSE_ARRAY = "C[i,j] += A[i,k] * B[k,j]", "i=8 j=8 k=64", (8, 8)
 
 
 def generated(M, N, K, out_dir):
     """hwgen's gemm_os: returns (design.json dict, task graph)."""
     graph = load_design(GEMM, {"M": M, "N": N, "K": K})
     return hwgen_verilog.write(graph, out_dir, target="ecp5"), graph
+
+
+def conv2d(out_dir, params=None):
+    """hwgen's conv2d_systolic (default parameters unless ``params``): (design.json, graph)."""
+    graph = load_design(CONV2D, params or {})
+    return hwgen_verilog.write(graph, out_dir, target="ecp5"), graph
+
+
+def dse_best(expr=DSE_EXPR, sizes=DSE_SIZES, array=DSE_ARRAY):
+    """The first point of the exploration's Pareto front (the fastest, and the one `make dse`
+    offers to build), as `hwgen ... dse:<id>` explores it."""
+    from hwgen.dataflow.explore import explore
+    from hwgen.dataflow.expr import parse_expr
+    return explore(parse_expr(expr), sizes, array).front[0]
+
+
+def dse_point(out_dir, **exploration):
+    """The best exploration point (``dse_best``) generated: (design.json, graph, point)."""
+    from hwgen.dataflow.generate import generate
+    point = dse_best(**exploration)
+    graph = generate(point.design)
+    return hwgen_verilog.write(graph, out_dir, target="ecp5"), graph, point
+
+
+def useful_macs(kind, graph):
+    """Multiply-accumulates one problem needs (no padding or idle slots), from the graph's
+    parameters: what MAC utilization divides by."""
+    p = graph.params
+    if kind == "conv2d":
+        return (p["F"] * p["C"] * p["KH"] * p["KW"] * (p["H"] - p["KH"] + 1)
+                * (p["W"] - p["KW"] + 1))
+    if kind == "dse":               # a single-product expression: one MAC per loop point
+        return math.prod(p.values())
+    return p["M"] * p["N"] * p["K"]
 
 
 def reference(M, N, K, out_dir):
@@ -66,6 +104,7 @@ class SingleMac(wiring.Component):
 
 
 def single_mac(out_dir):
+    """The limit design's Verilog in ``out_dir``: its (partial) design.json dict."""
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "mac.v"), "w") as f:
         f.write(verilog.convert(SingleMac(), name="mac", emit_src=False))

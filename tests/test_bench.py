@@ -1,4 +1,6 @@
-"""A fast smoke run of `make bench`: one tiny array, one seed, all three designs measured."""
+"""`make bench`: a fast smoke run (one tiny array, one seed, all three designs measured) and,
+without place-and-route, its argument parsing and the summary it computes."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -8,30 +10,126 @@ import pytest
 
 from tests.conftest import ROOT
 
+BENCH = os.path.join(ROOT, "benchmarks", "bench.py")
+
+
+def _bench_module():
+    """benchmarks/bench.py imported, the sys.path entries it adds for its workers undone."""
+    path = sys.path[:]
+    spec = importlib.util.spec_from_file_location("bench", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.path[:] = path
+    return module
+
 
 @pytest.mark.pnr
 def test_bench_smoke(tmp_path):
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "bench.py"),
-                           "--sizes", "2", "--seeds", "1", "--kfactor", "2", "--no-ice40",
-                           "--jobs", "1", "--out", str(tmp_path)], capture_output=True, text=True)
+    """One 2x2 array end to end: generated and reference pass in simulation, are placed
+    and routed, and the summary, tables and plots are written."""
+    proc = subprocess.run([sys.executable, BENCH, "--arrays", "2x2", "--seeds", "1",
+                           "--kfactor", "2", "--no-ice40", "--no-extra", "--jobs", "1",
+                           "--out", str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads((tmp_path / "results.json").read_text())
     row = data["table"][0]
+    assert row["array"] == "2x2" and row["pes"] == 4 and row["K"] == 4
     for kind in ("gen", "ref"):
         assert row[kind]["sim_pass"] and row[kind]["cycles"] == row[kind]["expected"]
         assert row[kind]["dsp_pe"] == 1.0 and row[kind]["fmax"] > 30
-    assert data["limit_mhz"] > 50
+    assert data["limit_mhz"] > 50 and data["extra"] == []
+    assert data["summary"]["throughput"]["array"] == "2x2"
+    text = (tmp_path / "results.md").read_text()
+    assert "Summary:" in text and "2x2 generated: critical path" in text
+    assert "Other generated designs" not in text
     for name in ("results.md", "fmax.png", "lut_per_pe.png"):
         assert (tmp_path / name).stat().st_size > 100
 
 
-def test_bench_rejects_bad_sizes():
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "bench.py"),
-                           "--sizes", "13"], capture_output=True, text=True)
-    assert proc.returncode == 2 and "sizes must be" in proc.stderr
+@pytest.mark.parametrize("arrays", ["13x13", "banana", "0x4", "2x3x4"])
+def test_bench_rejects_bad_arrays(arrays):
+    """Bad --arrays exits 2 with argparse's error, saying what to write instead."""
+    proc = subprocess.run([sys.executable, BENCH, "--arrays", arrays],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "arrays must look like 8x8, with R*C <= 156 multipliers" in proc.stderr
+
+
+def test_bench_arguments(capsys):
+    """--arrays parses RxC (deduplicated, in order); --no-extra; the 156-multiplier cap."""
+    bench = _bench_module()
+    args = bench.parse_args([])
+    assert args.arrays == [(4, 4), (8, 8), (12, 12), (12, 13)] and not args.no_extra
+    args = bench.parse_args(["--arrays", "2x3", "12X13", "2x3", "--no-extra"])
+    assert args.arrays == [(2, 3), (12, 13)] and args.no_extra
+    with pytest.raises(SystemExit) as e:
+        bench.parse_args(["--arrays", "4x4", "13x13"])
+    assert e.value.code == 2 and "R*C <= 156" in capsys.readouterr().err
+
+
+def _fake_results(limit, fmax, extra=True):
+    """Raw results as `run` returns them; ``fmax``: array label -> generated Fmax."""
+    cp = {"ns": 5.0, "from": "a", "to": "b", "logic_ns": 2.0, "routing_ns": 3.0}
+    timing = {"limit": {"fmax_mhz": limit, "critical_path": cp}}
+    sim = {}
+    for a, f in fmax.items():
+        r, c = map(int, a.split("x"))
+        for kind, mhz, cycles in (("gen", f, 2 * r), ("ref", f / 2, 4 * r)):
+            timing[f"{kind}_{a}"] = {"fmax_mhz": mhz, "fmax_seeds": [mhz], "critical_path": cp,
+                                     "used": {"LUT": 100 * r * c, "FF": 50 * r * c,
+                                              "DSP": r * c}}
+            sim[f"{kind}_{a}"] = {"pass": True, "cycles": cycles, "expected": cycles}
+    if extra:
+        timing["conv2d"] = {"fmax_mhz": 200.0, "fmax_seeds": [200.0], "critical_path": cp,
+                            "used": {"LUT": 2400, "FF": 4800, "DSP": 24}, "pes": 24}
+        sim["conv2d"] = {"pass": True, "cycles": 145, "expected": 145, "pes": 24,
+                         "macs": 2592, "about": "default parameters"}
+        sim["dse"] = {"error": "HwgenError: boom"}
+    return {"timing": timing, "sim": sim, "ice40": None}
+
+
+def test_bench_summary():
+    """Rows, other designs, summary and markdown from fake results (no place-and-route)."""
+    bench = _bench_module()
+    fmax = {"4x4": 250.0, "8x8": 240.0, "12x12": 200.0, "12x13": 180.0}
+    results = _fake_results(260.0, fmax)
+    arrays = [bench.parse_array(a) for a in fmax]
+    table, limit = bench.rows(results, arrays, kfactor=2)
+    s = bench.summary(table, limit)
+    assert s["fmax_ratio"] == pytest.approx({"12x13/4x4": 0.72, "12x12/4x4": 0.8})
+    peak = 156 * 260.0 * 2 / 1000
+    tp = s["throughput"]        # 12x13: K = 24, cycles = 2 x 12, 156 PEs at 180 MHz
+    assert tp["array"] == "12x13" and tp["gops"] == pytest.approx(2 * 156 * 24 * 180 / 24 / 1000)
+    assert tp["target_gops"] == pytest.approx(0.8 * peak) and tp["meets"] is False
+    assert s["fmax_vs_limit"]["8x8"]["ge_0.9"] is True       # 240 >= 234
+    assert s["fmax_vs_limit"]["12x12"]["ge_0.9"] is False    # 200 < 234
+    extra = bench.extra_rows(results, limit)
+    conv, dse = extra
+    assert conv["util"] == pytest.approx(2592 / (24 * 145)) and conv["lut_pe"] == 100
+    assert conv["fmax_gen_limit"] == pytest.approx(200 / 260) and not conv["errors"]
+    assert dse["fmax"] is None and "sim" in dse["errors"] and "timing" in dse["errors"]
+    text = bench.markdown(table, limit, results, [1], extra, s)
+    assert "- Fmax 12x13/4x4 (generated): 0.72" in text
+    assert "- 8x8 Fmax >= 0.9 x limit: yes" in text and "- 12x12 Fmax >= 0.9 x limit: no" in text
+    assert "## Other generated designs" in text and "| conv2d_systolic | 24 | 200.0 |" in text
+    assert text.count("critical path 5.00 ns") == 2 * len(fmax) + 1 + 1   # + limit, conv2d
+
+
+def test_bench_summary_small():
+    """Only 4x4 measured: no ratios, 8x8 and 12x12 reported as not measured."""
+    bench = _bench_module()
+    results = _fake_results(260.0, {"4x4": 250.0}, extra=False)
+    table, limit = bench.rows(results, [(4, 4)], kfactor=8)
+    s = bench.summary(table, limit)
+    assert s["fmax_ratio"] == {} and s["throughput"]["array"] == "4x4"
+    assert s["fmax_vs_limit"] == {"8x8": None, "12x12": None}
+    text = bench.markdown(table, limit, results, [1], bench.extra_rows(results, limit), s)
+    assert "8x8 Fmax >= 0.9 x limit: not measured" in text
+    assert "Other generated designs" not in text
 
 
 def test_dse_speed_benchmark_smoke(tmp_path):
+    """The exploration speed benchmark `make bench` runs first."""
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "dse_speed.py"),
                            "--arrays", "2x2", "--repeat", "1", "--out", str(tmp_path)],
                           capture_output=True, text=True)
