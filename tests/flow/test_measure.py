@@ -93,8 +93,10 @@ def test_a_small_front_measures_alike_on_a_pool_and_a_dask_cluster(tmp_path, mon
     for row in pool["points"]:
         assert row["model"]["cycles"] == row["design"]["interval_cycles"]
         assert row["pnr"]["used"]["DSP"] == row["model"]["DSP"] and row["pnr"]["fmax_mhz"] > 50
-    assert "| 13 | x=k, y=j, t1=k | 2x2 | 17 | 17 |" in (tmp_path / "pool" / "measured.md"
-                                                         ).read_text()
+    table = (tmp_path / "pool" / "measured.md").read_text()
+    for row in pool["points"]:          # which points are on the front follows the model
+        cycles = row["model"]["cycles"]
+        assert f"| {row['id']} | {row['map']} | {row['array']} | {cycles} | {cycles} |" in table
 
     def no_run(job):
         raise AssertionError("a cached design was placed and routed again")
