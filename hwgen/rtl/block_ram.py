@@ -29,17 +29,18 @@ _SHIFT = {1: 0, 2: 1, 4: 2, 9: 3, 18: 4}
 def uses_dp16kd(entries, width, reads, target):
     """Whether an input buffer's memory is built from explicit DP16KD blocks on ``target``
     (``schedule.memories.input_memory``)."""
-    return target == "ecp5" and reads == 1 and input_memory(entries, width, reads)[0] == "dp16kd"
+    return target == "ecp5" and input_memory(entries, width, reads)[0] == "dp16kd"
 
 
 class DP16KDMemory(Elaboratable):
     """``depth`` entries of ``shape`` in DP16KD blocks: write ports as ``amaranth.lib.memory``'s
-    (merged into port A: at most one may be enabled in a cycle), one read port whose ``data``
-    follows two enabled cycles after ``addr`` (read register, output register)."""
+    (merged into port A: at most one may be enabled in a cycle), read ports whose ``data``
+    follows two enabled cycles after ``addr`` (read register, output register). Each read port
+    reads its own copy of the blocks, all written alike (as Yosys copies a memory per read)."""
 
     def __init__(self, shape, depth):
         self.shape, self.depth = Shape.cast(shape), depth
-        self._writes, self._read = [], None
+        self._writes, self._reads = [], []
 
     def write_port(self):
         port = SimpleNamespace(addr=Signal(range(self.depth)), data=Signal(self.shape),
@@ -48,18 +49,15 @@ class DP16KDMemory(Elaboratable):
         return port
 
     def read_port(self):
-        if self._read is not None:
-            raise ValueError("a DP16KDMemory has one read port")
-        self._read = SimpleNamespace(addr=Signal(range(self.depth)), en=Signal(),
-                                     data=Signal(self.shape))
-        return self._read
+        port = SimpleNamespace(addr=Signal(range(self.depth)), en=Signal(),
+                               data=Signal(self.shape))
+        self._reads.append(port)
+        return port
 
     def elaborate(self, platform):
         m = Module()
         width = self.shape.width
         bits, rows_depth = dp16kd_shape(self.depth, width)
-        low = ceil_log2(rows_depth)
-        rows, cols = -(-self.depth // rows_depth), -(-width // bits)
         # Port A takes the enabled write's address and data; with one write port, its own
         # (no gate that zeroes them while it is idle: the block ignores them then).
         wa, wd, we = Signal(range(self.depth)), Signal(width), Signal()
@@ -68,25 +66,32 @@ class DP16KDMemory(Elaboratable):
         for p in writes[1:]:
             addr, data = Mux(p.en, p.addr, addr), Mux(p.en, p.data, data)
         m.d.comb += [wa.eq(addr), wd.eq(data), we.eq(Cat(p.en for p in writes).any())]
-        rd = self._read or self.read_port()
+        for k, rd in enumerate(self._reads or [self.read_port()]):
+            self._copy(m, k, rd, (wa, wd, we), bits, rows_depth)
+        return m
+
+    def _copy(self, m, k, rd, write, bits, rows_depth):
+        """The blocks read port ``k`` (``rd``) reads, written by ``write`` = (addr, data, en)."""
+        wa, wd, we = write
+        width, low = self.shape.width, ceil_log2(rows_depth)
+        rows, cols = -(-self.depth // rows_depth), -(-width // bits)
         outs = []
         for r in range(rows):
-            out = Signal(cols * bits, name=f"row{r}")
+            out = Signal(cols * bits, name=f"row{r}" + (f"_rd{k}" if k else ""))
             row_we = we & (wa[low:] == r) if rows > 1 else we
             for c in range(cols):
-                m.submodules[f"ram{r}_{c}"] = self._block(
+                m.submodules[f"ram{r}_{c}" + (f"_rd{k}" if k else "")] = self._block(
                     bits, wa[:low], wd[c * bits:(c + 1) * bits], row_we,
                     rd.addr[:low], rd.en, out[c * bits:(c + 1) * bits])
             outs.append(out[:width])
         data = outs[0]
         if rows > 1:
             # The row of a read follows it through the block's two registers.
-            row1, row2 = (Signal(range(rows), name=f"rd_row{k}") for k in (1, 2))
+            row1, row2 = (Signal(range(rows), name=f"rd{k}_row{n}") for n in (1, 2))
             with m.If(rd.en):
                 m.d.sync += [row1.eq(rd.addr[low:]), row2.eq(row1)]
             data = mux_tree(outs, row2)
         m.d.comb += rd.data.eq(data)
-        return m
 
     @staticmethod
     def _block(bits, waddr, wdata, we, raddr, ren, rdata):

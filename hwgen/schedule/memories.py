@@ -38,8 +38,8 @@ def dp16kd_shape(entries, width):
                                              -(-entries // s[1])))
 
 
-# An input buffer's memory with one read port goes into explicit DP16KD blocks
-# (``rtl.block_ram``) where Yosys would choose a block RAM itself (for a PDPW16KD, Yosys
+# An input buffer's memory goes into explicit DP16KD blocks (``rtl.block_ram``; a copy per read
+# port, as Yosys copies a memory per read) where Yosys would choose a block RAM itself (for a PDPW16KD, Yosys
 # emulates the read-before-write the buffer never needs, with registers and a bypass), and
 # also where LUT-RAM would take at least this many TRELLIS_DPR16X4 cells (six LUTs each) per
 # block: an 8x8 ``gemm_os`` kept its A operand in 256 cells, 24 of its 93 LUTs per PE, beside
@@ -51,11 +51,11 @@ def input_memory(entries, width, reads):
     """``memory_kind`` for an input buffer's memory on ECP5, or ``("dp16kd", blocks, rows)``
     when ``rtl.block_ram.DP16KDMemory`` builds it (the read's registers are the block's)."""
     kind, cells, rows = memory_kind(entries, width, reads)
-    if reads != 1 or kind == "ff":
+    if kind == "ff":
         return kind, cells, rows
     bits, depth = dp16kd_shape(entries, width)
     rows = -(-entries // depth)
-    blocks = rows * -(-width // bits)
+    blocks = rows * -(-width // bits) * max(1, reads)
     if kind != "lutram" or cells >= CELLS_PER_BLOCK * blocks:
         return "dp16kd", blocks, rows
     return kind, cells, rows

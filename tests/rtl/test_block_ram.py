@@ -18,8 +18,8 @@ from hwgen.rtl.target import sim_models
 class Ram(wiring.Component):
     """One write and one read port; ``rdata`` two enabled cycles after ``raddr``."""
 
-    def __init__(self, width, depth, blocks):
-        self.width, self.depth, self.blocks = width, depth, blocks
+    def __init__(self, width, depth, blocks, second=False):
+        self.width, self.depth, self.blocks, self.second = width, depth, blocks, second
         super().__init__({"waddr": In(range(depth)), "wdata": In(width), "we": In(1),
                           "raddr": In(range(depth)), "ren": In(1), "rdata": Out(width)})
 
@@ -30,7 +30,11 @@ class Ram(wiring.Component):
         else:
             m.submodules.mem = mem = memory.Memory(shape=unsigned(self.width), depth=self.depth,
                                                    init=[])
-        wp, rp = mem.write_port(), mem.read_port()
+        wp = mem.write_port()
+        if self.second:             # ``rdata`` comes from a second read port (its own copy)
+            other = mem.read_port()
+            m.d.comb += [other.addr.eq(~self.raddr), other.en.eq(1)]
+        rp = mem.read_port()
         m.d.comb += [wp.addr.eq(self.waddr), wp.data.eq(self.wdata), wp.en.eq(self.we),
                      rp.addr.eq(self.raddr), rp.en.eq(self.ren)]
         if self.blocks:
@@ -72,17 +76,20 @@ endmodule
 
 
 @pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus")
-@pytest.mark.parametrize("width,depth", [
-    (8, 256), (8, 4096), (18, 1024), (16, 3000), (4, 4096), (2, 300), (1, 20000), (27, 100),
+@pytest.mark.parametrize("width,depth,second", [
+    (8, 256, False), (8, 4096, False), (18, 1024, False), (16, 3000, False), (4, 4096, False),
+    (2, 300, False), (1, 20000, False), (27, 100, False), (8, 256, True), (16, 3000, True),
 ])
-def test_dp16kd_memory_equals_memory_and_register(tmp_path, width, depth):
+def test_dp16kd_memory_equals_memory_and_register(tmp_path, width, depth, second):
     files = []
     for name, blocks in (("generic", False), ("blocks", True)):
         path = tmp_path / f"{name}.v"
-        path.write_text(verilog.convert(Ram(width, depth, blocks), name=f"{name}_ram",
+        path.write_text(verilog.convert(Ram(width, depth, blocks, second), name=f"{name}_ram",
                                         emit_src=False))
         files.append(str(path))
-    assert "DP16KD #" in (tmp_path / "blocks.v").read_text()
+    text = (tmp_path / "blocks.v").read_text()
+    one_copy = text.count("DP16KD #") // (2 if second else 1)
+    assert one_copy and text.count("DP16KD #") == one_copy * (2 if second else 1)
     n = depth + 4000
     (tmp_path / "tb.v").write_text(TB.format(aw=max(1, (depth - 1).bit_length()), w=width,
                                              depth=depth, n=n))
@@ -100,12 +107,5 @@ def test_block_rams_are_chosen_where_yosys_would_choose_them_or_lut_ram_costs_a_
     assert not uses_dp16kd(256, 8, 1, "generic") and not uses_dp16kd(256, 8, 1, "ice40")
     assert not uses_dp16kd(32, 8, 1, "ecp5")            # 4 LUT-RAM cells for one block: kept
     assert uses_dp16kd(32, 64, 1, "ecp5")               # 32 cells for 4 blocks (8x8 gemm_os: A)
-    assert not uses_dp16kd(256, 8, 2, "ecp5")           # two read ports: Yosys replicates
+    assert uses_dp16kd(256, 8, 2, "ecp5")               # two read ports: a copy each
     assert uses_dp16kd(512, 32, 1, "ecp5")              # not a PDPW16KD emulating read-before-write
-
-
-def test_a_second_read_port_is_refused():
-    mem = DP16KDMemory(unsigned(8), 256)
-    mem.read_port()
-    with pytest.raises(ValueError, match="one read port"):
-        mem.read_port()
