@@ -21,7 +21,8 @@ LOADS_PER_COPY = 64
 
 
 class OutputChain(OutputBuffer):
-    """Register banks -> shift chain -> host stream (see ``OutputBuffer``).
+    """Register banks -> shift chain -> host stream (see ``OutputBuffer``); ``target``
+    (``rtl.target``) selects how the control copies are built (``rtl.replica``).
 
     Attributes
     ----------
