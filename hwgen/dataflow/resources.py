@@ -30,11 +30,10 @@ from .generate import IN_TYPE, OUT_TYPE, layout
 # tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
 # counted, not fitted: one multiplier per PE, and block RAMs as ``schedule.memories`` maps them.
 RESOURCE_MODEL = {
-    "LUT": {"base": 212.9, "pe": 26.3, "acc_bit": 0.47, "lutram": 6.5, "mux_bit": 0.49,
-            "chain_bit": 0.22, "addr_bit": 0.18, "ctrl_bit": 1.3, "bram": 5.0, "bram_emu": 0.62,
-            "const_mul": 10.5},
-    "FF": {"base": 80.8, "acc_bit": 1.0, "pipe_bit": 0.92, "delay_bit": 1.1, "ctrl_bit": 1.4,
-            "buf_bit": 0.84, "bram_emu": 0.69},
+    "LUT": {"base": 246.6, "pe": 23.0, "acc_bit": 1.0, "lutram": 6.8, "mux_bit": 0.47,
+            "addr_bit": 0.14, "bram": 5.2, "bram_emu": 0.79, "const_mul": 5.1},
+    "FF": {"base": 49.3, "acc_bit": 0.97, "pipe_bit": 0.92, "delay_bit": 1.1, "ctrl_bit": 1.9,
+            "buf_bit": 0.85, "bram_emu": 0.7},
 }
 
 # The structural counts (keys of ``Cost.counts``): ``base`` 1 per design; ``pe`` PEs;
