@@ -184,6 +184,7 @@ def rows(results, arrays, kfactor):
             cycles = s["cycles"]
             util = K / cycles if cycles else None
             row[kind] = {"fmax": t["fmax_mhz"], "seeds": t["fmax_seeds"],
+                         "ooc": t.get("out_of_context", False),
                          "lut_pe": t["used"]["LUT"] / pes, "ff_pe": t["used"]["FF"] / pes,
                          "dsp_pe": t["used"]["DSP"] / pes, "cycles": cycles,
                          "expected": s["expected"], "sim_pass": s["pass"], "util": util,
@@ -269,7 +270,8 @@ def _summary_lines(s):
 
 
 def _array_tables(table):
-    """The per-array measurement table and the ratio table."""
+    """The per-array measurement table and the ratio table. (OOC): placed and routed out of
+    context, the design having more host-port bits than the package has pins."""
     lines = ["| array | PEs | K | design | Fmax MHz | LUT/PE | FF/PE | DSP/PE | cycles/problem "
              "(expected) | MAC util | GOP/s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in table:
@@ -277,7 +279,8 @@ def _array_tables(table):
             d = row[kind]
             ok = "" if d["sim_pass"] and d["cycles"] == d["expected"] else " MISMATCH"
             lines.append(f"| {row['array']} | {row['pes']} | {row['K']} | {name} | "
-                         f"{_f(d['fmax'], 1)} | {_f(d['lut_pe'], 1)} | {_f(d['ff_pe'], 1)} | "
+                         f"{_f(d['fmax'], 1)}{' (OOC)' if d.get('ooc') else ''} | "
+                         f"{_f(d['lut_pe'], 1)} | {_f(d['ff_pe'], 1)} | "
                          f"{_f(d['dsp_pe'])} | {d['cycles']} ({d['expected']}){ok} | "
                          f"{_f(d['util'], 3)} | {_f(d['gops'])} |")
     lines += ["", "| array | Fmax gen/ref | Fmax gen/limit | LUT/PE gen/ref | util gen/ref |",

