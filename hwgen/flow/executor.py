@@ -156,8 +156,14 @@ def _local(fn, todo, workers, retries, done):
 def _drain(pool, fn, todo, started, done):
     """Run ``todo`` on ``pool`` (removing each job as it finishes) until all are done or the
     pool breaks; returns the jobs that were running when it broke."""
-    futures = {pool.submit(_call, fn, job, n): n for n, job in todo.items()}
-    running, pending, broken = set(), set(futures), False
+    futures, broken = {}, False
+    for n, job in todo.items():
+        try:
+            futures[pool.submit(_call, fn, job, n)] = n
+        except cf.process.BrokenProcessPool:    # a job already started broke it: submit no more
+            broken = True
+            break
+    running, pending = set(), set(futures)
     while pending and not broken:
         finished, pending = cf.wait(pending, timeout=0.5, return_when=cf.FIRST_COMPLETED)
         while not started.empty():          # read as it comes: a full pipe blocks workers
