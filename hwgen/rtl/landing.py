@@ -35,19 +35,17 @@ class Landing(wiring.Component):
         entries = [Signal.like(land, reset_less=True, name=f"entry{x}") for x in range(ENTRIES)]
         landed, ready = Signal(), Signal(init=1)
         write, read = Signal(range(ENTRIES)), Signal(range(ENTRIES))
-        count = Signal(range(ENTRIES + 1))              # entries holding a beat
         credit = Signal(range(ENTRIES + 1))             # beats taken and not yet read out
         take = self.i.valid & ready
         taken = self.o.valid & self.o.ready
-        count_next = count + landed - taken
         credit_next = credit + take - taken
         m.d.comb += [self.i.ready.eq(ready), self.o.payload.eq(Array(entries)[read])]
         # A beat taken now lands in the next cycle and is written in the one after: ``ready``
         # next cycle promises room for it even if nothing is read meanwhile (``credit`` counts
-        # the beats in the entries and the landing register, so that this is a few LUTs).
-        m.d.sync += [land.eq(self.i.payload), landed.eq(take), count.eq(count_next),
-                     credit.eq(credit_next), self.o.valid.eq(count_next != 0),
-                     ready.eq(credit_next != ENTRIES)]
+        # the beats in the entries and the landing register, so that this is a few LUTs). The
+        # entries hold a beat next cycle unless the only one counted is the one landing then.
+        m.d.sync += [land.eq(self.i.payload), landed.eq(take), credit.eq(credit_next),
+                     self.o.valid.eq(credit_next != take), ready.eq(credit_next != ENTRIES)]
         for x, entry in enumerate(entries):
             with m.If(landed & (write == x)):
                 m.d.sync += entry.eq(land)
