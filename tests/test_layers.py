@@ -28,6 +28,7 @@ ALLOWED = {
     "cli": {"errors", "host", "protocol", "driver", "ir", "lang", "check", "schedule", "dataflow", "mapping", "rtl",
             "flow", "pipeline", "cli_args", "campaign"},
     "cli_args": set(),
+    "allo": {"errors", "ir", "lang", "check", "flow"},
     "__init__": {"errors", "lang"},
     "examples": {"__init__"},
 }

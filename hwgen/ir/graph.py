@@ -83,6 +83,25 @@ class SetSlice:
 
 
 @dataclass(frozen=True)
+class FloatOp:
+    """IEEE-754 ``lhs op rhs`` on bit patterns of float format ``fmt`` (``ir.floats``): ``+ - *
+    /`` give a bit pattern, comparisons 0 or 1, ``neg`` (``rhs`` None) flips the sign."""
+    op: str
+    lhs: object
+    rhs: object
+    fmt: object
+
+
+@dataclass(frozen=True)
+class Convert:
+    """``operand`` of type ``src`` (a ``FloatType``, or None for an integer value) as type
+    ``dst``: rounded into a float, truncated toward zero and saturated into an integer."""
+    operand: object
+    src: object
+    dst: object
+
+
+@dataclass(frozen=True)
 class ArrayRead:
     """Read element ``index`` of the instance's local array ``array``."""
     array: str
@@ -249,8 +268,12 @@ def subexprs(expr):
     if isinstance(expr, BinOp):
         yield from subexprs(expr.lhs)
         yield from subexprs(expr.rhs)
-    elif isinstance(expr, (Neg, Slice)):
+    elif isinstance(expr, (Neg, Slice, Convert)):
         yield from subexprs(expr.operand)
+    elif isinstance(expr, FloatOp):
+        yield from subexprs(expr.lhs)
+        if expr.rhs is not None:
+            yield from subexprs(expr.rhs)
     elif isinstance(expr, SetSlice):
         yield from subexprs(expr.operand)
         yield from subexprs(expr.value)

@@ -11,11 +11,15 @@ from collections import deque
 import numpy as np
 
 from ..errors import HwgenError
-from .graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, Neg, Put,
-                    Read, Select, SetSlice, Slice, StreamOp, VarRef, Write, pred_holds)
+from . import floats
+from .graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, FloatOp, Get,
+                    LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef, Write,
+                    pred_holds)
+from .types import FloatType
 
 def check_inputs(graph, inputs):
-    """The input arrays as int64 numpy arrays, after checking names, shapes and value ranges."""
+    """The input arrays as int64 numpy arrays, after checking names, shapes and value ranges.
+    A float tensor takes float values (rounded to its format) or, as integers, bit patterns."""
     arrays = {}
     for t in graph.inputs:
         if t.name not in inputs:
@@ -23,8 +27,12 @@ def check_inputs(graph, inputs):
         a = np.asarray(inputs[t.name])
         if a.shape != tuple(t.shape):
             raise HwgenError(f"input '{t.name}' has shape {a.shape}, expected {tuple(t.shape)}")
+        if isinstance(t.dtype, FloatType) and np.issubdtype(a.dtype, np.floating):
+            a = floats.to_bits(a, t.dtype)
         if not np.issubdtype(a.dtype, np.integer):
-            raise HwgenError(f"input '{t.name}' must hold integers, got {a.dtype}")
+            kind = "floats or integers (bit patterns)" if isinstance(t.dtype, FloatType) else \
+                "integers"
+            raise HwgenError(f"input '{t.name}' must hold {kind}, got {a.dtype}")
         a = a.astype(np.int64)
         if a.size and (a.min() < t.dtype.min or a.max() > t.dtype.max):
             raise HwgenError(f"input '{t.name}' has values outside {t.dtype.name} "
@@ -96,6 +104,14 @@ class _Machine:
             return BINARY[e.op](a, b)
         if isinstance(e, Neg):
             return -(yield from self.eval(e.operand, env, idx))
+        if isinstance(e, FloatOp):
+            a = yield from self.eval(e.lhs, env, idx)
+            if e.rhs is None:
+                return floats.negate(a, e.fmt) if e.op == "neg" else \
+                    a & ((1 << (e.fmt.bits - 1)) - 1)
+            return floats.operate(e.op, a, (yield from self.eval(e.rhs, env, idx)), e.fmt)
+        if isinstance(e, Convert):
+            return floats.convert((yield from self.eval(e.operand, env, idx)), e.src, e.dst)
         if isinstance(e, Slice):
             v = yield from self.eval(e.operand, env, idx)
             return (v >> e.start) & ((1 << (e.stop - e.start)) - 1)

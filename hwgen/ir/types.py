@@ -39,6 +39,28 @@ class IntType:
         return self.name
 
 
+@dataclass(frozen=True, repr=False)
+class FloatType(IntType):
+    """IEEE-754 binary floating point: 1 sign, ``exp`` exponent and ``man`` fraction bits.
+    A float value is held as its bit pattern, an unsigned integer of ``bits`` bits
+    (``ir.floats`` defines the arithmetic on it)."""
+    exp: int = 8
+    man: int = 23
+    label: str = "float32"
+
+    @property
+    def name(self):
+        return self.label
+
+
+def _float(label, exp, man):
+    return FloatType(1 + exp + man, False, exp, man, label)
+
+
+float32, bfloat16, float16 = (_float("float32", 8, 23), _float("bfloat16", 8, 7),
+                              _float("float16", 5, 10))
+
+
 @dataclass(frozen=True)
 class Sharded:
     """A tensor dimension split over grid axis ``axis``: one bank per shard."""

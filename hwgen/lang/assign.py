@@ -53,7 +53,7 @@ class AssignLowerer(ExprLowerer):
                 return []
             self.vars[name] = dtype
         self.assigned.add(name)
-        return [Assign(name, rhs, loc=loc)]
+        return [Assign(name, self.to_type(rhs, self.vars[name], s), loc=loc)]
 
     def assign_sides(self, s):
         """The target and value of an assignment statement (one target only)."""
@@ -109,17 +109,19 @@ class AssignLowerer(ExprLowerer):
         op = BINOPS.get(type(s.op))
         if op is None:
             self.error(f"operator `{type(s.op).__name__}=` is not supported in hardware", s)
-        rhs = BinOp(op, self.var_ref(name, s), self.expr(value))
-        return Assign(name, rhs, loc=loc)
+        rhs = self.binary(op, self.var_ref(name, s), self.expr(value), s)
+        return Assign(name, self.to_type(rhs, self.vars[name], s), loc=loc)
 
     def inferred_type(self, s, name, rhs):
         """The type an undeclared variable takes from its first value: the element type of the
         stream, tensor or array it reads; None for a constant outside loops and conditions
         (folded at compile time)."""
+        if self.ftype(rhs) is not None:
+            return self.ftype(rhs)
         if isinstance(rhs, Get):
             return self.channels[rhs.channel].dtype
         if isinstance(rhs, Read):
-            return self.tensors[rhs.tensor].dtype
+            return next(t.dtype for t in self.tensors.values() if t.name == rhs.tensor)
         if isinstance(rhs, ArrayRead):
             return self.arrays[rhs.array].dtype
         if isinstance(rhs, Const) and not self.loops and not self.conditional:
@@ -140,7 +142,8 @@ class AssignLowerer(ExprLowerer):
                            "inputs or outputs", s)
             tensor.direction = "out"
             index = self.index(base, tensor.shape, target.slice, s)
-            return [Write(base, index, self.expr(value), loc=loc)]
+            return [Write(tensor.name, index, self.to_type(self.expr(value), tensor.dtype, s),
+                          loc=loc)]
         if base in self.arrays:
             index = self.index(base, self.arrays[base].shape, target.slice, s)
             rhs = self.expr(value)
@@ -149,7 +152,8 @@ class AssignLowerer(ExprLowerer):
                 if op is None:
                     self.error(f"operator `{type(s.op).__name__}=` is not supported in hardware",
                                s)
-                rhs = BinOp(op, ArrayRead(base, index, loc=loc), rhs)
+                rhs = self.binary(op, ArrayRead(base, index, loc=loc), rhs, s)
+            rhs = self.to_type(rhs, self.arrays[base].dtype, s)
             return [ArrayWrite(base, index, rhs, loc=loc)]
         if base in self.vars:
             if isinstance(s, ast.AugAssign):

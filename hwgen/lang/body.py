@@ -39,7 +39,7 @@ class TaskLowerer(AssignLowerer):
         self.fn = fn
         self.pid = pid
         self.grid = grid
-        self.tensors = tensors
+        self.tensors = tensors      # the name the body uses -> Tensor
         self.streams = streams
         self.channels = channels
         self.name = fn.name + (f"[{','.join(map(str, pid))}]" if grid else "")
@@ -59,10 +59,6 @@ class TaskLowerer(AssignLowerer):
     # -- structure --------------------------------------------------------------------------
 
     def lower(self):
-        for arg in self.fn.args.args:
-            if arg.arg not in self.tensors:
-                self.error(f"task parameter '{arg.arg}' is not a tensor of the region "
-                           f"(tensors: {', '.join(self.tensors) or 'none'})", arg)
         items = self.block(self.fn.body)
         return Instance(self.name, self.fn.name, self.pid, self.grid, self.segments(items),
                         dict(self.vars), loc=self.p.loc(self.fn), arrays=dict(self.arrays))
@@ -149,7 +145,8 @@ class TaskLowerer(AssignLowerer):
                     self.error("put takes exactly one value: `stream.put(x)`", s)
                 self.unconditional(s, "a stream put", "compute the value with if/else and put "
                                    "it unconditionally")
-                return [Put(chan, self.expr(s.value.args[0]), loc=loc)]
+                value = self.to_type(self.expr(s.value.args[0]), self.channels[chan].dtype, s)
+                return [Put(chan, value, loc=loc)]
             self.error(f"unsupported expression statement `{ast.unparse(s)}`; "
                        "only `stream.put(x)` stands alone", s)
         if isinstance(s, ast.Pass):
@@ -233,8 +230,11 @@ class TaskLowerer(AssignLowerer):
         return ArrayWrite(item.array, item.index, pick(item.value, keep), item.pred, item.loc)
 
     def for_loop(self, s):
+        if is_call_to(s.iter, "grid"):
+            return self.for_loop(self.grid_nest(s))
         if not isinstance(s.target, ast.Name):
-            self.error("a for loop needs one loop variable", s)
+            self.error("a for loop needs one loop variable (several with `for i, j in "
+                       "grid(M, N)`)", s)
         if s.orelse:
             self.error("for/else is not supported", s)
         if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
@@ -249,6 +249,9 @@ class TaskLowerer(AssignLowerer):
         r = range(*bounds)
         if len(r) == 0:
             self.error(f"`{ast.unparse(s.iter)}` has no iterations", s)
+        if s.target.id in self.loops:
+            self.error(f"loop variable '{s.target.id}' is already the variable of an enclosing "
+                       "loop", s)
         self.loops.append(s.target.id)
         self.loop_values.append((r.start, r.step))
         self.trips.append(len(r))
@@ -257,3 +260,19 @@ class TaskLowerer(AssignLowerer):
         self.loop_values.pop()
         self.trips.pop()
         return _Loop(len(r), items, s)
+
+    def grid_nest(self, s):
+        """Allo's ``for i, j in allo.grid(M, N):`` as ``for i in range(M): for j in range(N):``."""
+        names = s.target.elts if isinstance(s.target, ast.Tuple) else [s.target]
+        if s.iter.keywords or len(s.iter.args) != len(names) or \
+                not all(isinstance(n, ast.Name) for n in names):
+            self.error(f"`for ... in grid(...)` needs one loop variable per size: "
+                       f"`for i, j in grid(M, N)`, got `{ast.unparse(s.target)}` for "
+                       f"{len(s.iter.args)} size(s)", s)
+        body = s.body
+        for name, size in reversed(list(zip(names, s.iter.args))):
+            rng = ast.Call(ast.Name("range", ast.Load()), [size], [])
+            body = [ast.For(name, rng, body, s.orelse if body is s.body else [])]
+            ast.copy_location(body[0], s)
+            ast.fix_missing_locations(body[0])
+        return body[0]

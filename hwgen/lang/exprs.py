@@ -11,6 +11,7 @@ from ..ir.graph import (BINARY, ArrayRead, BinOp, Channel, Const, Get, LoopIndex
                         Select, Slice, VarRef, subexprs)
 from ..ir.layout import index_bounds
 from ..ir.types import StreamType
+from .numeric import FLOAT_OPS, Literal, NumericLowerer
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|",
           ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
@@ -43,7 +44,7 @@ class NotConst(Exception):
     """Raised while folding a compile-time expression that turns out to need run-time values."""
 
 
-class ExprLowerer:
+class ExprLowerer(NumericLowerer):
     """Expression lowering shared by the task-body lowerer (``body._TaskLowerer``)."""
 
     def const_value(self, node):
@@ -71,9 +72,9 @@ class ExprLowerer:
         if isinstance(node.value, (bool, int)):
             return Const(int(node.value))
         if isinstance(node.value, float):
-            self.error(f"only integer constants are supported, got {node.value!r}: hwgen has no "
-                       "floating point yet; use fixed point, e.g. `(x * 3) >> 2` for x * 0.75",
-                       node)
+            if const_only:
+                raise NotConst()
+            return Literal(node.value)
         self.error(f"only integer constants are supported, got {node.value!r}", node)
 
     def _expr_Name(self, node, const_only):
@@ -101,6 +102,10 @@ class ExprLowerer:
             v = self.p.ns[name]
             if isinstance(v, (bool, int)):
                 return Const(int(v))
+            if isinstance(v, float):
+                if const_only:
+                    raise NotConst()
+                return Literal(v)
             self.error(f"'{name}' is a {type(v).__name__}, not a value usable here", node)
         self.error(f"unknown name '{name}'", node)
 
@@ -108,6 +113,9 @@ class ExprLowerer:
         op = BINOPS.get(type(node.op))
         lhs = self.expr(node.left, const_only)
         rhs = self.expr(node.right, const_only)
+        if self.is_float(lhs) or self.is_float(rhs):
+            op = FLOAT_OPS.get(type(node.op), type(node.op).__name__)
+            return self.float_binary(op, lhs, rhs, node)
         if isinstance(lhs, Const) and isinstance(rhs, Const):
             if isinstance(node.op, ast.FloorDiv) and rhs.value:
                 return Const(lhs.value // rhs.value)
@@ -128,6 +136,8 @@ class ExprLowerer:
         if isinstance(node.op, ast.UAdd):
             return v
         if isinstance(node.op, ast.USub):
+            if self.is_float(v):
+                return self.float_unary("neg", v)
             return Const(-v.value) if isinstance(v, Const) else Neg(v)
         if isinstance(node.op, ast.Invert):
             return Const(~v.value) if isinstance(v, Const) else BinOp("-", Neg(v), Const(1))
@@ -143,6 +153,8 @@ class ExprLowerer:
             self.error(f"unsupported comparison in `{ast.unparse(node)}`", node)
         lhs = self.expr(node.left, const_only)
         rhs = self.expr(node.comparators[0], const_only)
+        if self.is_float(lhs) or self.is_float(rhs):
+            return self.float_binary(op, lhs, rhs, node)
         if isinstance(lhs, Const) and isinstance(rhs, Const):
             return Const(BINARY[op](lhs.value, rhs.value))
         return BinOp(op, lhs, rhs)
@@ -166,7 +178,7 @@ class ExprLowerer:
         a, b = self.expr(node.body), self.expr(node.orelse)
         self.no_side_effects(a, node, "a conditional expression `x if c else y`")
         self.no_side_effects(b, node, "a conditional expression `x if c else y`")
-        return Select(cond, a, b)
+        return Select(self.concrete(cond, node), *self.common(a, b, node))
 
     def _expr_Subscript(self, node, const_only):
         base = node.value.id if isinstance(node.value, ast.Name) else None
@@ -178,7 +190,7 @@ class ExprLowerer:
                 self.error(f"tensor '{base}' is written and read; hwgen tensors are either "
                            "inputs or outputs", node)
             tensor.direction = "in"
-            return Read(base, self.index(tensor.name, tensor.shape, node.slice, node),
+            return Read(tensor.name, self.index(tensor.name, tensor.shape, node.slice, node),
                         loc=self.p.loc(node))
         if base in self.arrays:
             if const_only:
@@ -224,11 +236,20 @@ class ExprLowerer:
         if all(isinstance(a, Const) for a in args):
             return Const({"max": max, "min": min, "abs": abs}[fn](*(a.value for a in args)))
         if fn == "abs":
+            if self.is_float(args[0]):
+                return self.float_unary("abs", args[0])
             return Select(BinOp("<", args[0], Const(0)), Neg(args[0]), args[0])
         result = args[0]
         for a in args[1:]:
-            result = Select(BinOp(">" if fn == "max" else "<", a, result), a, result)
+            a, result = self.common(a, result, node)
+            result = Select(self.binary(">" if fn == "max" else "<", a, result, node), a, result)
         return result
+
+    def binary(self, op, lhs, rhs, node):
+        """The IR of ``lhs op rhs`` (``op`` as in ``BINARY``), float or integer."""
+        if self.is_float(lhs) or self.is_float(rhs):
+            return self.float_binary(op, lhs, rhs, node)
+        return BinOp(op, lhs, rhs)
 
     def no_side_effects(self, e, node, where):
         if any(isinstance(x, Get) for x in subexprs(e)):

@@ -19,6 +19,7 @@ from .body import TaskLowerer
 from .exprs import is_call_to
 from .layouts import infer_layouts
 
+_TASK_MARKS = ("task", "kernel")      # hwgen's spelling and Allo's
 MAX_TENSOR_BITS = 64        # host data travels through numpy int64 arrays
 
 
@@ -123,9 +124,9 @@ class _RegionParser:
         channels = {}
         instances = {}
         for fn in tasks:
-            grid = self.task_grid(fn)
+            grid, visible = self.task_spec(fn, tensors)
             for pid in itertools.product(*(range(g) for g in grid)):
-                lowerer = TaskLowerer(self, fn, tuple(pid), grid, tensors, streams, channels)
+                lowerer = TaskLowerer(self, fn, tuple(pid), grid, visible, streams, channels)
                 inst = lowerer.lower()
                 instances[inst.name] = inst
         for t in tensors.values():
@@ -197,26 +198,62 @@ class _RegionParser:
         if any(not isinstance(d, int) or d < 1 for d in st.shape):
             self.error(f"stream array shape {list(st.shape)} must be positive integers", node)
 
-    def task_grid(self, fn):
+    def task_spec(self, fn, tensors):
+        """The grid of task ``fn`` (``mapping=[P0, ...]``) and the tensors its body sees by
+        name: the region's, or with Allo's ``args=[A, B]`` its parameters bound to them."""
         decos = [d for d in fn.decorator_list
-                 if (isinstance(d, ast.Call) and is_call_to(d, "task"))
-                 or (isinstance(d, ast.Attribute) and d.attr == "task")
-                 or (isinstance(d, ast.Name) and d.id == "task")]
+                 if any((isinstance(d, ast.Call) and is_call_to(d, kind))
+                        or (isinstance(d, ast.Attribute) and d.attr == kind)
+                        or (isinstance(d, ast.Name) and d.id == kind) for kind in _TASK_MARKS)]
         if not decos:
             self.error(f"function '{fn.name}' inside a region must be decorated with @hwgen.task",
                        fn)
         deco = decos[0]
-        grid = ()
-        if isinstance(deco, ast.Call):
-            for kw in deco.keywords:
-                if kw.arg != "mapping":
-                    self.error(f"@hwgen.task takes mapping=[...], not {kw.arg}=", deco)
+        grid, args = (), None
+        for kw in deco.keywords if isinstance(deco, ast.Call) else ():
+            if kw.arg == "mapping":
                 grid = self.eval_const(kw.value, "the task mapping")
                 grid = tuple(grid) if isinstance(grid, (list, tuple)) else (grid,)
                 if not 1 <= len(grid) <= 3 or any(not isinstance(g, int) or g < 1 for g in grid):
                     self.error(f"mapping must list 1 to 3 positive grid sizes, got {list(grid)}",
                                deco)
-        return grid
+            elif kw.arg == "args":
+                args = kw.value
+            else:
+                self.error(f"a task takes mapping=[...] (and, as in Allo, args=[...]), not "
+                           f"{kw.arg}=", deco)
+        if args is None:
+            for arg in fn.args.args:
+                if arg.arg not in tensors:
+                    self.error(f"task parameter '{arg.arg}' is not a tensor of the region "
+                               f"(tensors: {', '.join(tensors) or 'none'})", arg)
+            return grid, tensors
+        return grid, self.bound_params(fn, args, tensors)
+
+    def bound_params(self, fn, args, tensors):
+        """Allo's ``@df.kernel(args=[A, B]) def k(local_A: T[...], local_B: T[...])``: each
+        parameter names the region tensor at its position; it has that tensor's type."""
+        if not isinstance(args, (ast.List, ast.Tuple)) or \
+                not all(isinstance(a, ast.Name) and a.id in tensors for a in args.elts):
+            self.error(f"args=[...] must list tensors of the region (tensors: "
+                       f"{', '.join(tensors) or 'none'})", args)
+        params = fn.args.args
+        if len(params) != len(args.elts):
+            self.error(f"kernel '{fn.name}' has {len(params)} parameter(s) but args= binds "
+                       f"{len(args.elts)}; give one parameter per tensor in args=", fn)
+        visible = {}
+        for param, arg in zip(params, args.elts):
+            tensor = tensors[arg.id]
+            if param.annotation is not None:
+                ptype = self.eval_const(param.annotation, "a tensor type")
+                if not isinstance(ptype, TensorType) or ptype.dtype != tensor.dtype or \
+                        tuple(ptype.shape) != tuple(tensor.shape):
+                    self.error(f"parameter '{param.arg}' is declared {ptype!r} but is bound to "
+                               f"tensor '{arg.id}' of type {tensor.dtype!r}"
+                               f"{list(tensor.shape)}; declare it with the tensor's type (a "
+                               "shard-local view, a smaller shape, is not supported yet)", param)
+            visible[param.arg] = tensor
+        return visible
 
 
 def _warn_unused_streams(graph, streams):

@@ -35,7 +35,7 @@ CASES = [
     ("rebind_tensor", "'A' is a tensor of the region: write its elements, `A[...] = ...`"),
     ("untyped_accumulator", "declare one: `acc: int32 = 0`"),
     ("list_comprehension", "instead of a list comprehension, accumulate in a loop"),
-    ("float_literal", "no floating point yet; use fixed point"),
+    ("float_literal", "not defined on float values; floats take + - * / and comparisons"),
     ("no_default", "have no default: give them one (`def build(N: int = 8):`)"),
 ]
 

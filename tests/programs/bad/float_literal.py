@@ -8,6 +8,6 @@ def build(N: int = 4):
         @hwgen.task
         def t():
             for i in range(N):
-                C[i] = A[i] * 0.5  # LINE
+                C[i] = A[i] % 2.5  # LINE
 
     return float_literal

@@ -1,0 +1,49 @@
+"""Allo's ``allo.dataflow``: ``@df.region()``, ``@df.kernel(mapping=, args=)``, ``df.get_pid()``
+and ``df.build(top, target=...)``.
+
+``build`` returns a module called like Allo's: ``mod(A, B, C)`` on numpy arrays, in the
+region's parameter order, writes the outputs into their arrays in place. Targets:
+``"simulator"`` runs hwgen's functional interpreter; ``"verilator"`` (also ``"rtl"``) generates
+the design's Verilog and runs it in Verilator. Allo's HLS and AIE targets need vendor tools
+hwgen does not drive: ``build`` still returns a module (as Allo does without Vitis), and using
+it raises an error that says which targets to use.
+"""
+import sys
+
+from ..errors import HwgenError
+from ..lang import get_pid  # noqa: F401 -- df.get_pid()
+from ..lang.frontend import Region
+from .targets import RTL_TARGETS, SimulatorModule, RTLModule, UnavailableModule
+
+VENDOR_TARGETS = ("vitis_hls", "vhls", "ihls", "tapa", "aie", "aie-mlir", "catapult", "xls")
+
+
+def region(fn=None):
+    """``@df.region()`` (or ``@df.region``): a program of kernels and streams."""
+    caller = sys._getframe(1)
+    namespace = {**caller.f_globals, **caller.f_locals}
+    if fn is None:
+        return lambda f: Region(f, namespace)
+    return Region(fn, namespace)
+
+
+def kernel(fn=None, *, mapping=None, args=None):
+    """``@df.kernel(mapping=[P0, P1], args=[A, B])``: a task on a grid, whose parameters are the
+    region tensors listed in ``args``, in order. hwgen reads the source; nothing runs here."""
+    if fn is None:
+        return lambda f: f
+    return fn
+
+
+def build(top, target="vitis_hls", **options):
+    """A callable module of region ``top`` for ``target`` (see the module docstring)."""
+    if not isinstance(top, Region):
+        raise HwgenError(f"df.build() takes a @df.region(), got {top!r}")
+    if target == "simulator":
+        return SimulatorModule(top)
+    if target in RTL_TARGETS:
+        return RTLModule(top, **options)
+    if target in VENDOR_TARGETS:
+        return UnavailableModule(top, target)
+    raise HwgenError(f"unknown target {target!r}; hwgen serves 'simulator' (its interpreter) and "
+                     f"'verilator' (its generated RTL)")

@@ -1,0 +1,12 @@
+"""Allo's ``allo.ir.types``: element types and ``Stream``, as hwgen's."""
+from ...ir.types import (Int, Stream, UInt, bfloat16, float16, float32,  # noqa: F401
+                         int1, int2, int4, int8, int16, int32, int64, uint1, uint8, uint16, uint32,
+                         uint64)
+
+bool = uint1            # noqa: A001 -- Allo's name for a one-bit value
+index = int32           # loop indices and address arithmetic, as Allo's `index`
+
+
+def ConstExpr(dtype):   # noqa: N802 -- Allo's spelling
+    """Allo's compile-time constant annotation; hwgen folds constants on its own."""
+    return dtype

@@ -1,0 +1,82 @@
+"""What ``df.build`` returns: modules that run a region on numpy arrays, in place, as Allo's."""
+import numpy as np
+
+from ..check import check
+from ..errors import HwgenError
+from ..ir import floats
+from ..ir.interp import run
+from ..ir.types import FloatType
+
+RTL_TARGETS = ("verilator", "rtl")
+
+
+class _Module:
+    """A region bound to a target; ``mod(*arrays)`` in the region's parameter order."""
+
+    def __init__(self, top):
+        self.top = top
+        self.graph = check(top.graph())
+
+    def bind(self, arrays):
+        """name -> array of the call's positional arrays, checked against the region."""
+        tensors = list(self.graph.tensors.values())
+        if len(arrays) != len(tensors):
+            raise HwgenError(f"{self.top.name}() takes {len(tensors)} arrays "
+                             f"({', '.join(t.name for t in tensors)}), got {len(arrays)}")
+        bound = {}
+        for t, a in zip(tensors, arrays):
+            if not isinstance(a, np.ndarray) or a.shape != tuple(t.shape):
+                got = a.shape if isinstance(a, np.ndarray) else type(a).__name__
+                raise HwgenError(f"argument '{t.name}' must be a numpy array of shape "
+                                 f"{tuple(t.shape)}, got {got}")
+            bound[t.name] = a
+        return bound
+
+    def __call__(self, *arrays):
+        bound = self.bind(arrays)
+        inputs = {t.name: bound[t.name] for t in self.graph.inputs}
+        for name, value in self.execute(inputs).items():
+            dtype = self.graph.tensors[name].dtype
+            if isinstance(dtype, FloatType):
+                value = floats.from_bits(value, dtype)
+            np.copyto(bound[name], value, casting="unsafe")
+
+
+class SimulatorModule(_Module):
+    """``target="simulator"``: hwgen's functional interpreter."""
+
+    def execute(self, inputs):
+        return run(self.graph, inputs)
+
+
+class RTLModule(_Module):
+    """``target="verilator"``: the generated Verilog, simulated by Verilator."""
+
+    def __init__(self, top, project=None, sim="verilator"):
+        super().__init__(top)
+        self.project, self.sim = project, sim
+
+    def execute(self, inputs):
+        from ..flow.rtl_run import run_rtl
+        return run_rtl(self.graph, inputs, self.project, self.sim)
+
+
+class UnavailableModule:
+    """An Allo target that needs a vendor tool hwgen does not drive: any use is an error."""
+
+    def __init__(self, top, target):
+        self._top, self._target = top, target
+
+    def _refuse(self):
+        raise HwgenError(f"target {self._target!r} needs a vendor tool (AMD Vitis HLS or the "
+                         "AIE tools) that hwgen does not drive; build with "
+                         "target='simulator' (the interpreter) or target='verilator' (hwgen's "
+                         "generated RTL)")
+
+    def __call__(self, *arrays):
+        self._refuse()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._refuse()

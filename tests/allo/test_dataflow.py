@@ -1,0 +1,155 @@
+"""hwgen.allo: Allo's spelling (``@df.region()``, ``@df.kernel(mapping=, args=)``,
+``allo.grid``, ``df.build``) runs on hwgen's compiler, floats included, in place on numpy."""
+import numpy as np
+import pytest
+
+import hwgen.allo as allo
+import hwgen.allo.dataflow as df
+from hwgen import HwgenError
+from hwgen.allo.backend import hls
+from hwgen.allo.ir.types import Stream, bfloat16, float32, int8, int32
+from hwgen.allo.memory import Layout
+from hwgen.ir.types import R, S
+
+
+def _scale_and_shift(Ty):
+    M, N = 3, 5
+    shift = 0.5 if Ty is float32 else 1
+
+    @df.region()
+    def top(A: Ty[M, N], B: Ty[M, N]):
+        pipe: Stream[Ty, 2]
+
+        @df.kernel(mapping=[1], args=[A])
+        def load(x: Ty[M, N]):
+            for i, j in allo.grid(M, N):
+                pipe.put(x[i, j] * 2)
+
+        @df.kernel(mapping=[1], args=[B])
+        def store(x: Ty[M, N]):          # the same parameter name, bound to another tensor
+            for i, j in allo.grid(M, N):
+                v = pipe.get()
+                x[i, j] = v + shift
+
+    return top
+
+
+def test_float_program_runs_in_place_bit_exact_with_numpy():
+    top = _scale_and_shift(float32)
+    A = np.random.default_rng(1).standard_normal((3, 5)).astype(np.float32)
+    B = np.zeros((3, 5), np.float32)
+    df.build(top, target="simulator")(A, B)
+    assert np.array_equal(B, A * np.float32(2) + np.float32(0.5))
+
+
+@pytest.mark.filterwarnings("ignore:.*wraps")
+def test_integer_program_runs_in_place():
+    top = _scale_and_shift(int32)
+    A = np.arange(15, dtype=np.int32).reshape(3, 5)
+    B = np.zeros((3, 5), np.int32)
+    df.build(top, target="simulator")(A, B)
+    assert np.array_equal(B, A * 2 + 1)
+
+
+def test_systolic_rows_with_meta_if_and_get_pid():
+    M, K = 2, 6
+
+    @df.region()
+    def top(A: float32[M, K], B: bfloat16[K], C: float32[M]):
+        fifo: Stream[bfloat16, 2][M + 1]
+
+        @df.kernel(mapping=[M + 1], args=[A, B, C])
+        def row(a: float32[M, K], b: bfloat16[K], c: float32[M]):
+            i = df.get_pid()
+            with allo.meta_if(i == 0):
+                for k in range(K):
+                    fifo[1].put(b[k])
+            with allo.meta_else():
+                acc: float32 = 0
+                for k in range(K):
+                    v: bfloat16 = fifo[i].get()
+                    acc += a[i - 1, k] * v
+                    with allo.meta_if(i < M):
+                        fifo[i + 1].put(v)
+                c[i - 1] = acc
+
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((M, K)).astype(np.float32)
+    B = np.array([1.0, -2.5, 0.375, 8.0, 0.0, -1.0], np.float32)    # exact in bfloat16
+    C = np.zeros(M, np.float32)
+    df.build(top, target="simulator")(A, B, C)
+    want = np.zeros(M, np.float32)
+    for k in range(K):
+        want = want + A[:, k] * B[k]          # float32 products and sums, one at a time
+    assert np.array_equal(C, want)
+
+
+@pytest.mark.filterwarnings("ignore:.*wraps")
+def test_vendor_targets_build_but_refuse_to_run():
+    top = _scale_and_shift(int32)
+    mod = df.build(top)                       # Allo's default target: Vitis HLS
+    assert hls.is_available("vitis_hls") is False
+    with pytest.raises(HwgenError, match="target='simulator'"):
+        mod(np.zeros((3, 5), np.int32), np.zeros((3, 5), np.int32))
+    with pytest.raises(HwgenError, match="vendor tool"):
+        mod.hls_code
+    with pytest.raises(HwgenError, match="unknown target 'fpga'"):
+        df.build(top, target="fpga")
+
+
+@pytest.mark.filterwarnings("ignore:.*wraps")
+def test_bad_calls_are_clear_errors():
+    top = _scale_and_shift(int32)
+    mod = df.build(top, target="simulator")
+    with pytest.raises(HwgenError, match="takes 2 arrays"):
+        mod(np.zeros((3, 5), np.int32))
+    with pytest.raises(HwgenError, match=r"shape \(3, 5\)"):
+        mod(np.zeros((5, 3), np.int32), np.zeros((3, 5), np.int32))
+    with pytest.raises(HwgenError, match="takes a @df.region"):
+        df.build(lambda: None, target="simulator")
+
+
+def test_kernel_arguments_are_checked():
+    @df.region()
+    def top(A: int8[4], B: int8[4]):
+        @df.kernel(mapping=[1], args=[A])
+        def k(x: int8[2], y: int8[4]):
+            for i in range(4):
+                y[i] = x[i]
+
+    with pytest.raises(HwgenError, match="2 parameter.*args= binds 1"):
+        df.build(top, target="simulator")
+
+    @df.region()
+    def top2(A: int8[4], B: int8[4]):
+        @df.kernel(mapping=[1], args=[A, B])
+        def k(x: int8[2], y: int8[4]):
+            for i in range(2):
+                y[i] = x[i]
+
+    with pytest.raises(HwgenError, match="shard-local view"):
+        df.build(top2, target="simulator")
+
+
+def test_grid_needs_one_variable_per_size():
+    @df.region()
+    def top(A: int8[4, 4], B: int8[4, 4]):
+        @df.kernel(mapping=[1], args=[A, B])
+        def k(x: int8[4, 4], y: int8[4, 4]):
+            for i in allo.grid(4, 4):
+                y[i, i] = x[i, i]
+
+    with pytest.raises(HwgenError, match="one loop variable per size"):
+        df.build(top, target="simulator")
+
+
+def test_layout_is_hwgens():
+    assert tuple(Layout([Layout.Shard(0), Layout.Replicate()])) == (S(0), R)
+    assert (int8[4, 4] @ Layout([Layout.Replicate(), Layout.Shard(1)])).layout == (R, S(1))
+
+
+def test_float_arithmetic_is_not_built_in_hardware_yet():
+    from hwgen.schedule import schedule
+    mod = df.build(_scale_and_shift(float32), target="simulator")
+    with pytest.raises(HwgenError, match="float arithmetic .*not built in hardware yet"):
+        schedule(mod.graph)
