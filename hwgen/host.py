@@ -1,7 +1,7 @@
 """The host side of the stream contract, once, for every simulator and driver.
 
 A tensor travels in row-major order, ``lanes`` elements per beat packed little-endian
-(element 0 in the low bits), two's complement; an input whose rows (innermost dimension) ``lanes``
+(element 0 in the low bits), two's complement (a float element: its IEEE-754 bit pattern); an input whose rows (innermost dimension) ``lanes``
 does not divide ends every row with ``row_pad`` padding elements (design.json), so that rows
 fill whole beats. `pack` and `unpack` convert between elements and beats, `beats` counts them. `Source` and `Sink` decide, cycle by cycle, what a host drives on one stream port:
 a simulator testbench (Amaranth or cocotb) calls ``step()`` before a clock edge, drives what it
@@ -22,6 +22,9 @@ import numpy as np
 
 from .errors import HwgenError
 
+# Float elements travel as their IEEE-754 bit patterns (unsigned).
+FLOAT_BITS = {"float32": 32, "bfloat16": 16, "float16": 16}
+
 __all__ = ["element_type", "beats", "pack", "unpack", "Source", "Sink", "fifo_state"]
 
 
@@ -32,7 +35,9 @@ def element_type(dtype):
     ----------
     dtype : str or object
         A name such as ``"int8"`` or ``"uint16"`` (as in ``design.json``), or anything with
-        ``bits`` and ``signed`` attributes (``hwgen.ir.types.IntType``).
+        ``bits`` and ``signed`` attributes (``hwgen.ir.types.IntType``). A float type
+        (``"float32"``, ``"bfloat16"``, ``"float16"``) travels as its IEEE-754 bit pattern, an
+        unsigned integer of its width.
 
     Returns
     -------
@@ -42,6 +47,8 @@ def element_type(dtype):
     if hasattr(dtype, "bits") and hasattr(dtype, "signed"):
         return int(dtype.bits), bool(dtype.signed)
     name = str(dtype)
+    if name in FLOAT_BITS:
+        return FLOAT_BITS[name], False
     signed = not name.startswith("uint")
     digits = name[4:] if not signed else name[3:] if name.startswith("int") else ""
     if not digits.isdigit() or int(digits) < 1:

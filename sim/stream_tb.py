@@ -13,7 +13,8 @@ back to back without reset. Two tests:
 
 A cycle budget stops a stuck run and reports which ports still wait and which internal FIFO
 streams (``design.json``'s ``streams``) are full or empty. Results go to
-``sim_report.json`` in the test directory.
+``sim_report.json`` in the test directory, the outputs received in ``outputs_<test>.npz``
+(named like the golden vectors).
 """
 import json
 import os
@@ -129,6 +130,9 @@ async def _run(dut, in_gap, out_gap, seed, name):
                 t.cancel()
             _report(name, design, problems, [], False, f"stuck after {budget} cycles: " + stuck)
             assert False, f"cycle budget of {budget} exceeded; ports still waiting: " + stuck
+    np.savez(f"outputs_{name}.npz", **{f"out_{port.spec['name']}_{p}": got for port in ports
+                                        if port.spec["dir"] == "out"
+                                        for p, got in enumerate(port.outputs(problems))})
     mismatches = _compare(ports, vectors, problems)
     cycles, lasts = [], []
     for p in range(problems):

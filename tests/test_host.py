@@ -40,7 +40,7 @@ def test_layout_is_little_endian_twos_complement():
     (lambda: pack([1], "int8", 0), "lanes must be a positive integer"),
     (lambda: pack([1, 2], "int8", 2, row_pad=-1), "row_pad must be a non-negative integer"),
     (lambda: beats([2, 3], 0), "lanes must be a positive integer"),
-    (lambda: pack([1], "float32", 1), "unknown element type"),
+    (lambda: pack([1], "float64", 1), "unknown element type"),
     (lambda: Source([1], gap=1.0), r"gap must be a probability in \[0, 1\)"),
     (lambda: Sink(1, gap=-0.1), "gap must be"),
 ])

@@ -10,6 +10,16 @@ from ..ir.types import FloatType
 RTL_TARGETS = ("verilator", "rtl")
 
 
+def describe(graph):
+    """A few lines on a checked task graph: its tensors, task instances and streams."""
+    lines = [f"hwgen task graph of region '{graph.name}':"]
+    lines += [f"  {t.direction:3} {t.name}: {t.type!r}" for t in graph.tensors.values()]
+    tasks = sorted({inst.task for inst in graph.instances.values()})
+    lines.append(f"  {len(graph.instances)} task instance(s) of {', '.join(tasks)}; "
+                 f"{len(graph.channels)} stream(s)")
+    return "\n".join(lines)
+
+
 class _Module:
     """A region bound to a target; ``mod(*arrays)`` in the region's parameter order."""
 
@@ -62,10 +72,12 @@ class RTLModule(_Module):
 
 
 class UnavailableModule:
-    """An Allo target that needs a vendor tool hwgen does not drive: any use is an error."""
+    """An Allo target that needs a vendor tool hwgen does not drive: running it or reading its
+    generated code is an error. ``module`` (Allo's compiled IR) is hwgen's task graph."""
 
     def __init__(self, top, target):
         self._top, self._target = top, target
+        self.module = describe(check(top.graph()))
 
     def _refuse(self):
         raise HwgenError(f"target {self._target!r} needs a vendor tool (AMD Vitis HLS or the "

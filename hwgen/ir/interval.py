@@ -13,8 +13,8 @@ def negate(r):
 
 
 def arith(op, a, b):
-    """The range of ``x op y`` for ``x`` in ``a``, ``y`` in ``b`` and ``op`` one of ``+ - *``;
-    None when either is unknown or for another operator."""
+    """The range of ``x op y`` for ``x`` in ``a``, ``y`` in ``b`` and ``op`` one of ``+ - *``,
+    or ``// %`` by a positive constant; None when either is unknown or for another operator."""
     if a is None or b is None:
         return None
     if op == "+":
@@ -24,4 +24,9 @@ def arith(op, a, b):
     if op == "*":
         products = [x * y for x in a for y in b]
         return min(products), max(products)
+    if op in ("//", "%") and b[0] == b[1] > 0:
+        if op == "//":
+            return a[0] // b[0], a[1] // b[0]
+        return (a[0] % b[0], a[1] % b[0]) if a[1] - a[0] < b[0] and \
+            a[0] % b[0] <= a[1] % b[0] else (0, b[0] - 1)
     return None

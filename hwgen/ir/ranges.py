@@ -92,7 +92,7 @@ class Ranges:
         a, b = self.expr(e.lhs, trips), self.expr(e.rhs, trips)
         if a is None or b is None:
             return None
-        if e.op in ("+", "-", "*"):
+        if e.op in ("+", "-", "*", "//", "%"):
             return arith(e.op, a, b)
         if e.op in ("<<", ">>") and b[0] == b[1] >= 0:
             shift = (lambda x: x << b[0]) if e.op == "<<" else (lambda x: x >> b[0])

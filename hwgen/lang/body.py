@@ -147,8 +147,10 @@ class TaskLowerer(AssignLowerer):
                                    "it unconditionally")
                 value = self.to_type(self.expr(s.value.args[0]), self.channels[chan].dtype, s)
                 return [Put(chan, value, loc=loc)]
+            if is_call_to(s.value, "get") and isinstance(s.value.func, ast.Attribute):
+                return self.discarded_get(s, loc)
             self.error(f"unsupported expression statement `{ast.unparse(s)}`; "
-                       "only `stream.put(x)` stands alone", s)
+                       "only `stream.put(x)` and `stream.get()` stand alone", s)
         if isinstance(s, ast.Pass):
             return []
         if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -166,6 +168,15 @@ class TaskLowerer(AssignLowerer):
         name = CONSTRUCT_NAMES.get(type(s), type(s).__name__)
         self.error(f"unsupported Python construct in a task body: {name}; use for-range loops, "
                    "assignments, stream put/get, if/else and meta_if/meta_for", s)
+
+    def discarded_get(self, s, loc):
+        """A bare ``stream.get()``: the element is taken and dropped (a local nobody reads)."""
+        get = self.expr(s.value)
+        var = f"dropped{self.n_conds}@{loc[1]}"    # '@': never a user's name
+        self.n_conds += 1
+        self.vars[var] = self.channels[get.channel].dtype
+        self.assigned.add(var)
+        return [Assign(var, get, loc=loc)]
 
     def unconditional(self, node, what, fix):
         if self.conditional:

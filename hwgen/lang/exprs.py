@@ -14,7 +14,7 @@ from ..ir.types import StreamType
 from .numeric import FLOAT_OPS, Literal, NumericLowerer
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|",
-          ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
+          ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.FloorDiv: "//", ast.Mod: "%"}
 _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 CONSTRUCT_NAMES = {ast.While: "while loop", ast.Return: "return", ast.Break: "break",
                    ast.Continue: "continue", ast.Try: "try", ast.With: "with",
@@ -116,17 +116,15 @@ class ExprLowerer(NumericLowerer):
         if self.is_float(lhs) or self.is_float(rhs):
             op = FLOAT_OPS.get(type(node.op), type(node.op).__name__)
             return self.float_binary(op, lhs, rhs, node)
-        if isinstance(lhs, Const) and isinstance(rhs, Const):
-            if isinstance(node.op, ast.FloorDiv) and rhs.value:
-                return Const(lhs.value // rhs.value)
-            if isinstance(node.op, ast.Mod) and rhs.value:
-                return Const(lhs.value % rhs.value)
-            if op is not None:
-                return Const(BINARY[op](lhs.value, rhs.value))
+        if isinstance(lhs, Const) and isinstance(rhs, Const) and op is not None and \
+                not (op in ("//", "%") and rhs.value == 0):
+            return Const(BINARY[op](lhs.value, rhs.value))
         if op is None:
-            self.error(f"operator `{ast.unparse(node)}` is not supported on run-time values "
-                       "(no division or modulo in hardware yet; shift by a constant instead)",
+            self.error(f"operator `{ast.unparse(node)}` is not supported on integer values",
                        node)
+        if op in ("//", "%") and not (isinstance(rhs, Const) and rhs.value > 0):
+            self.error(f"`{ast.unparse(node)}`: run-time values are divided only by a positive "
+                       "compile-time constant (a size, a grid index expression)", node)
         if op in ("<<", ">>") and not isinstance(rhs, Const):
             self.error("shift amounts must be compile-time constants", node)
         return BinOp(op, lhs, rhs)
@@ -148,6 +146,8 @@ class ExprLowerer(NumericLowerer):
     def _expr_Compare(self, node, const_only):
         if len(node.ops) != 1:
             self.error("chained comparisons are not supported; write `a < b and b < c`", node)
+        if isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            return self.membership(node, const_only)
         op = _CMPOPS.get(type(node.ops[0]))
         if op is None:
             self.error(f"unsupported comparison in `{ast.unparse(node)}`", node)
@@ -158,6 +158,26 @@ class ExprLowerer(NumericLowerer):
         if isinstance(lhs, Const) and isinstance(rhs, Const):
             return Const(BINARY[op](lhs.value, rhs.value))
         return BinOp(op, lhs, rhs)
+
+    def membership(self, node, const_only):
+        """``x in {a, b}`` (or a tuple or list; ``not in``): ``x == a or x == b``."""
+        options = node.comparators[0]
+        if not isinstance(options, (ast.Set, ast.Tuple, ast.List)):
+            self.error(f"`{ast.unparse(node)}`: `in` takes a literal set, tuple or list of "
+                       "values, like `i in {0, M - 1}`", node)
+        x = self.expr(node.left, const_only)
+        values = [self.expr(v, const_only) for v in options.elts]
+        if isinstance(x, Const) and all(isinstance(v, Const) for v in values):
+            found = any(x.value == v.value for v in values)
+        else:
+            self.no_side_effects(x, node, "`in`")
+            found = Const(0)
+            for v in values:
+                found = BinOp("|", found, self.binary("==", x, v, node))
+        negate = isinstance(node.ops[0], ast.NotIn)
+        if isinstance(found, bool):
+            return Const(int(found != negate))
+        return BinOp("==", found, Const(0)) if negate else found
 
     def _expr_BoolOp(self, node, const_only):
         values = [self.expr(v, const_only) for v in node.values]

@@ -26,6 +26,7 @@ from .signatures import shape_of, stored_shape
 # ``a op b`` on Amaranth values (``ir.graph.BINARY`` is the same on Python integers).
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_,
         "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift,
+        "//": operator.floordiv, "%": operator.mod,     # floor semantics, as Python's
         "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
         ">": operator.gt, ">=": operator.ge}
 

@@ -153,3 +153,36 @@ def test_float_arithmetic_is_not_built_in_hardware_yet():
     mod = df.build(_scale_and_shift(float32), target="simulator")
     with pytest.raises(HwgenError, match="float arithmetic .*not built in hardware yet"):
         schedule(mod.graph)
+
+
+@pytest.mark.filterwarnings("ignore:.*wraps")
+def test_rtl_target_runs_the_generated_hardware(tmp_path):
+    top = _scale_and_shift(int32)
+    A = np.arange(-7, 8, dtype=np.int32).reshape(3, 5)
+    B = np.zeros((3, 5), np.int32)
+    df.build(top, target="verilator", project=str(tmp_path), sim="icarus")(A, B)
+    assert np.array_equal(B, A * 2 + 1)
+    assert (tmp_path / "test_icarus" / "outputs_random_backpressure.npz").exists()
+
+
+def test_rtl_target_carries_float_bit_patterns():
+    M = 6
+
+    @df.region()
+    def top(A: float32[M], B: float32[M]):
+        pipe: Stream[float32, 2]
+
+        @df.kernel(mapping=[1], args=[A])
+        def send(a: float32[M]):
+            for i in range(M):
+                pipe.put(a[i])
+
+        @df.kernel(mapping=[1], args=[B])
+        def receive(b: float32[M]):
+            for i in range(M):
+                b[i] = pipe.get()
+
+    A = np.array([1.5, -0.0, np.inf, -np.inf, 1e-40, -3.25e38], np.float32)
+    B = np.zeros(M, np.float32)
+    df.build(top, target="verilator", sim="icarus")(A, B)
+    assert np.array_equal(A.view(np.uint32), B.view(np.uint32))

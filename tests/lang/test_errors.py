@@ -21,7 +21,7 @@ CASES = [
     ("index_range", "outside 0..3"),
     ("read_before_assign", "before it is assigned"),
     ("stream_index", "out of range"),
-    ("division", "not supported"),
+    ("division", "divided only by a positive compile-time constant"),
     ("read_and_write", "read and written"),
     ("reconvergent", "deadlock at the declared stream depths"),
     ("get_before_put", "gets from its own stream before it puts"),

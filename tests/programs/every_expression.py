@@ -1,6 +1,6 @@
 """One task that uses every kind of expression the datapath compiles: arithmetic and bitwise
 operators, constant and run-time multiplies, shifts, comparisons and logic, negation, run-time
-if/else and conditional expressions, max/min/abs, bit slices and slice assignment of a packed
+if/else and conditional expressions, max/min/abs, floor division and modulo by constants, bit slices and slice assignment of a packed
 local, a register array and a memory array, loop-carried values, statements around an inner
 loop and loop nests in sequence."""
 import numpy as np
@@ -37,7 +37,7 @@ def build(N: int = 5, K: int = 3):     # K <= 4 and N * K <= 20 (the arrays' siz
                     D[n, k] = s + (m if a < 0 else r) + packed[8:16]
                     acc += a * b
                 C[n] = acc
-                E[n] = acc * 5 - packed[0:8]
+                E[n] = acc * 5 - packed[0:8] + acc // 3 - (acc + n) % 6
             for n in range(N):
                 for k in range(K):
                     F[n, k] = (big[n * K + k] << 2) - small[k]
@@ -52,6 +52,6 @@ def reference(A, B):
     r = np.where((a > b) & (b != 0), a - b, -(a ^ b) | (a & 7))
     D = s + np.where(a < 0, m, r) + (b & 0xFF)
     C = (a * b).sum(axis=1)
-    E = C * 5 - (a[:, -1] & 0xFF)
+    E = C * 5 - (a[:, -1] & 0xFF) + C // 3 - (C + np.arange(len(C))) % 6
     F = (m << 2) - s[-1]
     return {"C": C, "D": D, "E": E, "F": F}

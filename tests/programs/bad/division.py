@@ -9,6 +9,6 @@ def build(N: int = 4):
         def t():
             for i in range(N):
                 x: int32 = A[i]
-                B[i] = x // 3  # LINE
+                B[i] = 1000 // x  # LINE
 
     return division
