@@ -10,8 +10,7 @@ transparent to the write).
 """
 from ..errors import HwgenError
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, Neg, Put,
-                        Read, Select, SetSlice, Slice, StreamOp, VarRef, Write, stmt_exprs,
-                        stream_ops)
+                        Read, Select, SetSlice, Slice, VarRef, Write, stmt_exprs)
 from ..ir.layout import array_in_memory
 
 # A tensor read takes three stages: the synchronous memory read, a register on the read data
@@ -61,7 +60,6 @@ class Levels:
         self.var = {v: 0 for v in inst.vars}
         self.arr = {a: int(array_in_memory(t)) for a, t in inst.arrays.items()}
         self._settle()
-        _one_op_per_stream(inst)
         self.puts, self.gets, self.writes = {}, {}, {}
         self.depth = 1
         self._record()
@@ -164,20 +162,3 @@ class Levels:
                         self.depth = max(self.depth, self.level(e, env) + 1)
             self.depth = max([self.depth] + [self.var[v] + 1 for v in assigned] +
                              [self.arr[a] + 1 for a in self.arr])
-
-
-def _one_op_per_stream(inst):
-    """Hardware streams take one put and one get per instance (a statement's put is checked
-    before its gets)."""
-    seen = set()
-    for seg in inst.segments:
-        for s in seg.body:
-            ops = sorted(stream_ops(s), key=lambda op: op[0] is not StreamOp.PUT)
-            for op, channel, loc in ops:
-                if (op, channel) in seen:
-                    raise HwgenError(
-                        f"in task {inst.name}: stream '{channel}' is put more than once in this "
-                        "task; hardware streams take one put per instance" if op is StreamOp.PUT
-                        else f"in task {inst.name}: stream '{channel}' is read more than once "
-                        "in this task; get it once into a local", loc)
-                seen.add((op, channel))

@@ -148,13 +148,6 @@ def test_layout_is_hwgens():
     assert (int8[4, 4] @ Layout([Layout.Replicate(), Layout.Shard(1)])).layout == (R, S(1))
 
 
-def test_float_arithmetic_is_not_built_in_hardware_yet():
-    from hwgen.schedule import schedule
-    mod = df.build(_scale_and_shift(float32), target="simulator")
-    with pytest.raises(HwgenError, match="float arithmetic .*not built in hardware yet"):
-        schedule(mod.graph)
-
-
 @pytest.mark.filterwarnings("ignore:.*wraps")
 def test_rtl_target_runs_the_generated_hardware(tmp_path):
     top = _scale_and_shift(int32)

@@ -1,0 +1,48 @@
+"""What the hardware builds, beyond what the language accepts: the rules a checked task graph
+must also meet before any hardware is scheduled, each an error at the user's line that says
+what to write instead. The interpreter runs programs that break them (Allo's
+``target="simulator"``, ``hwgen run``); ``schedule`` refuses them first, so that no program
+gets further into the generator only to fail there.
+"""
+from ..errors import HwgenError
+from ..ir.graph import Convert, FloatOp, StreamOp, stmt_exprs, stream_ops
+
+
+def check_support(graph):
+    """Raise ``HwgenError`` for the first construct of ``graph`` hardware cannot build yet."""
+    for inst in graph.instances.values():
+        _one_op_per_stream(inst)
+        _no_float_arithmetic(inst)
+
+
+def _one_op_per_stream(inst):
+    """Hardware streams take one put and one get per instance (a statement's put is checked
+    before its gets)."""
+    seen = set()
+    for seg in inst.segments:
+        for s in seg.body:
+            ops = sorted(stream_ops(s), key=lambda op: op[0] is not StreamOp.PUT)
+            for op, channel, loc in ops:
+                if (op, channel) in seen:
+                    raise HwgenError(
+                        f"in task {inst.name}: stream '{channel}' is put more than once in this "
+                        "task; hardware streams take one put per instance" if op is StreamOp.PUT
+                        else f"in task {inst.name}: stream '{channel}' is read more than once "
+                        "in this task; get it once into a local", loc)
+                seen.add((op, channel))
+
+
+def _no_float_arithmetic(inst):
+    """Hardware moves float bit patterns (streams, tensors, copies) but has no float operator
+    yet."""
+    for seg in inst.segments:
+        for stmt in seg.body:
+            for e in stmt_exprs(stmt):
+                if isinstance(e, (FloatOp, Convert)):
+                    what = e.fmt.name if isinstance(e, FloatOp) else \
+                        f"{getattr(e.src, 'name', 'integer')} -> {e.dst.name}"
+                    raise HwgenError(
+                        f"in task {inst.name}: float arithmetic ({what}) is not built in "
+                        "hardware yet; the interpreter runs it (`hwgen run`, Allo's "
+                        "target='simulator'), or keep hardware values integer (fixed point)",
+                        stmt.loc)

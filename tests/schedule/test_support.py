@@ -1,0 +1,63 @@
+"""schedule.support: constructs the interpreter runs but hardware does not build yet are
+refused before any scheduling, at the user's line."""
+import inspect
+
+import numpy as np
+import pytest
+
+import hwgen
+from hwgen import HwgenError, Stream, int8, int32
+from hwgen.check import check
+from hwgen.ir.interp import run
+from hwgen.ir.types import float32
+from hwgen.schedule import schedule
+
+
+def _line_of(fn, text):
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(n for n, line in enumerate(lines) if text in line)
+
+
+def _forwarding():
+    @hwgen.region
+    def forwarding(A: int8[4], C: int32[4]):
+        s = Stream[int8, 4]
+
+        @hwgen.task
+        def src():
+            for i in range(2):
+                s.put(A[2 * i])
+                s.put(A[2 * i + 1])         # a second put on s in this task
+
+        @hwgen.task
+        def dst():
+            for i in range(4):
+                C[i] = s.get()
+
+    return forwarding, _line_of(_forwarding, "a second put")
+
+
+def _float_sum():
+    @hwgen.region
+    def float_sum(A: float32[4], C: float32[1]):
+        @hwgen.task
+        def t():
+            acc: float32 = 0
+            for i in range(4):
+                acc += A[i]                 # float arithmetic
+            C[0] = acc
+
+    return float_sum, _line_of(_float_sum, "float arithmetic")
+
+
+@pytest.mark.parametrize("make,message", [(_forwarding, "put more than once"),
+                                          (_float_sum, "float arithmetic")])
+def test_the_interpreter_runs_it_hardware_refuses_it_at_the_line(make, message):
+    region, line = make()
+    graph = check(region.graph())
+    inputs = {"A": np.arange(4) if graph.tensors["A"].dtype == int8
+              else np.arange(4, dtype=np.float32)}
+    assert run(graph, inputs)
+    with pytest.raises(HwgenError, match=message) as e:
+        schedule(graph)
+    assert e.value.loc[1] == line
