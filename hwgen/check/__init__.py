@@ -1,5 +1,4 @@
 """Static checks on the task graph, run before any hardware exists."""
-from .arrays import check_arrays
 from .deadlock import check_deadlock
 from .layouts import check_layouts
 from .streams import check_streams
@@ -10,7 +9,6 @@ def check(graph):
     """Run every check; the first problem found raises ``HwgenError`` naming the user's line."""
     check_streams(graph)
     check_layouts(graph)
-    check_arrays(graph)
     check_deadlock(graph)
     check_widths(graph)
     return graph

@@ -99,14 +99,27 @@ class TensorType:
 
 @dataclass(frozen=True)
 class StreamType:
-    """A FIFO channel carrying ``dtype`` with room for ``depth`` elements."""
+    """A FIFO channel carrying ``dtype`` with room for ``depth`` elements. A stream of blocks
+    (``Stream[int16[4, 4], 2]``) carries each block packed into one element: ``block`` is the
+    block's type and ``dtype`` the packed word (element 0 in the low bits, row-major)."""
     dtype: IntType
     depth: int
     shape: tuple = ()
+    block: TensorType = None
 
     def __getitem__(self, shape):
         shape = shape if isinstance(shape, tuple) else (shape,)
-        return StreamType(self.dtype, self.depth, tuple(shape))
+        return StreamType(self.dtype, self.depth, tuple(shape), self.block)
+
+    def packed(self):
+        """This type with a block element type replaced by its packed word."""
+        if not isinstance(self.dtype, TensorType):
+            return self
+        n = 1
+        for d in self.dtype.shape:
+            n *= d
+        return StreamType(IntType(n * self.dtype.dtype.bits, False), self.depth, self.shape,
+                          self.dtype)
 
 
 class _StreamFactory:

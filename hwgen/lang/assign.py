@@ -167,10 +167,8 @@ class AssignLowerer(ExprLowerer):
                    "slices of typed locals can be assigned by index", s)
 
     def declare_array(self, s, name, ttype):
-        """``buf: int8[N]``: a local array (registers when small, a memory otherwise)."""
-        if s.value is not None:
-            self.error(f"local array '{name}' cannot be initialised in its declaration; write "
-                       "its elements (e.g. in a loop) before reading them", s)
+        """``buf: int8[N]``: a local array (registers when small, a memory otherwise);
+        ``= value``: its elements written where it is declared (``blocks``)."""
         if not isinstance(ttype.dtype, IntType) or ttype.layout is not None or \
                 any(not isinstance(d, int) or d < 1 for d in ttype.shape):
             self.error(f"local array '{name}' needs an integer element type and positive sizes, "
@@ -178,4 +176,4 @@ class AssignLowerer(ExprLowerer):
         if name in self.vars or (name in self.arrays and self.arrays[name] != ttype):
             self.error(f"'{name}' is declared twice with different types", s)
         self.arrays[name] = ttype
-        return []
+        return [] if s.value is None else self.array_value(s, name, ttype, self.p.loc(s))

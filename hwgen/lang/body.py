@@ -12,6 +12,7 @@ from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Instance, P
                         Select, VarRef)
 from ..ir.types import uint1
 from .assign import AssignLowerer
+from .blocks import BlockLowerer
 from .exprs import CONSTRUCT_NAMES, is_call_to
 
 _CHAIN = ("meta_if", "meta_elif", "meta_else")
@@ -31,7 +32,7 @@ def _meta_kind(stmt):
     return None
 
 
-class TaskLowerer(AssignLowerer):
+class TaskLowerer(AssignLowerer, BlockLowerer):
     """Lowers one task body at one grid position to an ``ir.Instance``."""
 
     def __init__(self, parser, fn, pid, grid, tensors, streams, channels):
@@ -145,7 +146,10 @@ class TaskLowerer(AssignLowerer):
                     self.error("put takes exactly one value: `stream.put(x)`", s)
                 self.unconditional(s, "a stream put", "compute the value with if/else and put "
                                    "it unconditionally")
-                value = self.to_type(self.expr(s.value.args[0]), self.channels[chan].dtype, s)
+                if self.channels[chan].type.block is not None:
+                    value = self.packed(s.value.args[0], chan, s)
+                else:
+                    value = self.to_type(self.expr(s.value.args[0]), self.channels[chan].dtype, s)
                 return [Put(chan, value, loc=loc)]
             if is_call_to(s.value, "get") and isinstance(s.value.func, ast.Attribute):
                 return self.discarded_get(s, loc)

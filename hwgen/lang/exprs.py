@@ -335,7 +335,8 @@ class ExprLowerer(NumericLowerer):
                        f"{list(stype.shape)}", stmt)
         cname = name + (f"[{','.join(map(str, index))}]" if index else "")
         chan = self.channels.setdefault(
-            cname, Channel(cname, StreamType(stype.dtype, stype.depth), loc=decl_loc))
+            cname, Channel(cname, StreamType(stype.dtype, stype.depth, block=stype.block),
+                           loc=decl_loc))
         role = "producer" if verb == "put" else "consumer"
         other = getattr(chan, role)
         if other is not None and other != self.name:

@@ -181,7 +181,7 @@ class _RegionParser:
                 value = self.eval_const(expr, "a stream type or constant")
                 if isinstance(value, StreamType):
                     self.check_stream_type(value, stmt)
-                    streams[target.id] = (value, self.loc(stmt))
+                    streams[target.id] = (value.packed(), self.loc(stmt))
                 else:
                     self.ns[target.id] = value
                 continue
@@ -190,9 +190,14 @@ class _RegionParser:
         return streams, tasks
 
     def check_stream_type(self, st, node):
-        if not isinstance(st.dtype, IntType):
+        block = st.dtype if isinstance(st.dtype, TensorType) else None
+        if block is not None and (not isinstance(block.dtype, IntType) or block.layout or any(
+                not isinstance(d, int) or d < 1 for d in block.shape)):
+            self.error(f"a stream of blocks needs an element type and positive sizes, like "
+                       f"Stream[int16[4, 4], 2], got {block!r}", node)
+        if block is None and not isinstance(st.dtype, IntType):
             self.error(f"unknown stream element type {st.dtype!r}; use int8, int16, int32, uint8, "
-                       "... or Int(bits)", node)
+                       "..., Int(bits), a float type or a block such as int16[4, 4]", node)
         if not isinstance(st.depth, int) or st.depth < 1:
             self.error(f"stream depth must be a positive integer, got {st.depth!r}", node)
         if any(not isinstance(d, int) or d < 1 for d in st.shape):

@@ -5,7 +5,9 @@ what to write instead. The interpreter runs programs that break them (Allo's
 gets further into the generator only to fail there.
 """
 from ..errors import HwgenError
-from ..ir.graph import Convert, FloatOp, StreamOp, stmt_exprs, stream_ops
+from ..ir.graph import (ArrayRead, ArrayWrite, Convert, FloatOp, StreamOp, stmt_exprs,
+                        stream_ops)
+from ..ir.layout import array_in_memory
 
 
 def check_support(graph):
@@ -13,6 +15,7 @@ def check_support(graph):
     for inst in graph.instances.values():
         _one_op_per_stream(inst)
         _no_float_arithmetic(inst)
+        _array_ports(inst)
 
 
 def _one_op_per_stream(inst):
@@ -46,3 +49,28 @@ def _no_float_arithmetic(inst):
                         "hardware yet; the interpreter runs it (`hwgen run`, Allo's "
                         "target='simulator'), or keep hardware values integer (fixed point)",
                         stmt.loc)
+
+
+def _array_ports(inst):
+    """Within one loop iteration a local array is read before it is written (every access
+    happens at the array's one pipeline level), and an array kept in a memory is written by at
+    most one statement per loop nest (it has one write port)."""
+    for seg in inst.segments:
+        written = {}
+        for stmt in seg.body:
+            for e in stmt_exprs(stmt):
+                if isinstance(e, ArrayRead) and e.array in written:
+                    raise HwgenError(
+                        f"in task {inst.name}: local array '{e.array}' is read after it is "
+                        f"written in the same loop iteration (written at line "
+                        f"{written[e.array][1]}); hardware reads the value from before the "
+                        "iteration: keep the new value in a local and use that",
+                        e.loc or stmt.loc)
+            if isinstance(stmt, ArrayWrite):
+                if stmt.array in written and array_in_memory(inst.arrays[stmt.array]):
+                    raise HwgenError(
+                        f"in task {inst.name}: local array '{stmt.array}' is a memory (more "
+                        "than 16 elements) with one write port, but this loop nest writes it "
+                        f"twice (also at line {written[stmt.array][1]}); write it once per "
+                        "iteration", stmt.loc)
+                written[stmt.array] = stmt.loc

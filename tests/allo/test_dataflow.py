@@ -7,7 +7,7 @@ import hwgen.allo as allo
 import hwgen.allo.dataflow as df
 from hwgen import HwgenError
 from hwgen.allo.backend import hls
-from hwgen.allo.ir.types import Stream, bfloat16, float32, int8, int32
+from hwgen.allo.ir.types import Stream, bfloat16, float32, int8, int16, int32
 from hwgen.allo.memory import Layout
 from hwgen.ir.types import R, S
 
@@ -179,3 +179,62 @@ def test_rtl_target_carries_float_bit_patterns():
     B = np.zeros(M, np.float32)
     df.build(top, target="verilator", sim="icarus")(A, B)
     assert np.array_equal(A.view(np.uint32), B.view(np.uint32))
+
+
+def test_streams_of_blocks_and_initialised_arrays():
+    M, NB = 3, 2
+    table = np.array([[1, -2, 3], [4, 5, -6]], np.int16)
+
+    @df.region()
+    def top(A: int16[NB * M, M], B: float32[NB], C: int16[NB * M, M], D: int16[NB, M],
+            E: float32[NB]):
+        blocks: Stream[int16[M, M], 2]
+        halves: Stream[float32[NB], 2]
+
+        @df.kernel(mapping=[1], args=[A, B])
+        def producer(a: int16[NB * M, M], b: float32[NB]):
+            for i in range(NB):
+                block: int16[M, M] = 0              # a declaration in a loop: every iteration
+                for m, n in allo.grid(M, M):
+                    block[m, n] = a[i * M + m, n] + block[m, n]
+                blocks.put(block)
+            halves.put(b)                           # a whole tensor as one block
+
+        @df.kernel(mapping=[1], args=[C, D, E])
+        def consumer(c: int16[NB * M, M], d: int16[NB, M], e: float32[NB]):
+            for i in range(NB):
+                block: int16[M, M] = blocks.get()
+                for m, n in allo.grid(M, M):
+                    c[i * M + m, n] = block[m, n]
+            h: float32[NB] = halves.get()
+            lut: int16[NB, M] = table
+            half: float32[NB] = 0.5
+            for i in range(NB):
+                e[i] = h[i] * half[i]
+                for m in range(M):
+                    d[i, m] = lut[i, m]
+
+    A = np.arange(-9, 9, dtype=np.int16).reshape(NB * M, M)
+    B = np.array([3.0, -1.25], np.float32)
+    C, D, E = np.zeros_like(A), np.zeros((NB, M), np.int16), np.zeros(NB, np.float32)
+    df.build(top, target="simulator")(A, B, C, D, E)
+    assert np.array_equal(C, A) and np.array_equal(D, table)
+    assert np.array_equal(E, B * np.float32(0.5))
+
+
+def test_block_misuse_is_a_clear_error():
+    @df.region()
+    def top(A: int16[4], C: int16[4]):
+        blocks: Stream[int16[4], 2]
+
+        @df.kernel(mapping=[1], args=[A])
+        def producer(a: int16[4]):
+            blocks.put(a[0])
+
+        @df.kernel(mapping=[1], args=[C])
+        def consumer(c: int16[4]):
+            block: int16[2] = blocks.get()
+            c[0] = block[0]
+
+    with pytest.raises(HwgenError, match=r"carries blocks int16\[4\]: put a local array"):
+        df.build(top, target="simulator")

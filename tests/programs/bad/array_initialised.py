@@ -7,7 +7,7 @@ def build(N: int = 4):
     def array_initialised(A: int8[N], B: int32[N]):
         @hwgen.task
         def t():
-            buf: int8[N] = 0  # LINE
+            buf: int8[N] = [1, 2]  # LINE
             for i in range(N):
                 B[i] = A[i]
 

@@ -1,0 +1,105 @@
+"""Whole arrays in a task body: a block put on a stream of blocks, a local array declared from
+a block got from one, and a local array declared with initial values (a constant, a nested
+list or a numpy array from the region's scope).
+
+A block travels packed into one stream element (``StreamType.block``): element 0 in the low
+bits, row-major. Putting packs the array's elements with ``SetSlice``; getting takes the word
+into a hidden local and writes each element of the new array from its ``Slice`` (the bits as
+they are: a float element keeps its pattern). Initial values become one write per element
+where the declaration stands, so a declaration inside a loop starts again every iteration, as
+in Allo.
+"""
+import ast
+import itertools
+import math
+
+import numpy as np
+
+from ..ir.graph import ArrayRead, ArrayWrite, Assign, Const, Read, SetSlice, Slice, VarRef
+from .exprs import is_call_to
+from .numeric import Literal
+
+MAX_ELEMENTS = 4096         # elements written one by one: keep programs that do it small
+
+
+def _indices(shape):
+    return list(itertools.product(*(range(n) for n in shape)))
+
+
+class BlockLowerer:
+    """Mixed into the task-body lowerer (``body.TaskLowerer``)."""
+
+    def packed(self, node, chan, stmt):
+        """The packed word of the local array or tensor ``node`` for block stream ``chan``."""
+        block = self.channels[chan].type.block
+        name = node.id if isinstance(node, ast.Name) else None
+        if name in self.arrays:
+            ttype, element = self.arrays[name], lambda idx: ArrayRead(name, idx)
+        elif name in self.tensors:
+            tensor = self.tensors[name]
+            if tensor.direction == "out":
+                self.error(f"tensor '{name}' is written and read; hwgen tensors are either "
+                           "inputs or outputs", stmt)
+            tensor.direction = "in"
+            ttype = tensor.type
+            element = lambda idx: Read(tensor.name, idx, loc=self.p.loc(stmt))  # noqa: E731
+        else:
+            self.error(f"stream '{chan}' carries blocks {block!r}: put a local array or a "
+                       f"tensor of that type, like `{chan.split('[')[0]}.put(buf)`", stmt)
+        if ttype.dtype != block.dtype or tuple(ttype.shape) != tuple(block.shape):
+            self.error(f"'{name}' is {ttype.dtype!r}{list(ttype.shape)} but stream '{chan}' "
+                       f"carries {block!r}", stmt)
+        bits, word = block.dtype.bits, Const(0)
+        total = bits * math.prod(block.shape)
+        for n, idx in enumerate(_indices(block.shape)):
+            idx = tuple(Const(i) for i in idx)
+            word = SetSlice(word, n * bits, (n + 1) * bits, element(idx), total)
+        return word
+
+    def array_value(self, s, name, ttype, loc):
+        """The writes that give new local array ``name`` its declared value."""
+        if math.prod(ttype.shape) > MAX_ELEMENTS:
+            self.error(f"local array '{name}' has {math.prod(ttype.shape)} elements, too many "
+                       f"to give a value in its declaration (at most {MAX_ELEMENTS})", s)
+        if is_call_to(s.value, "get") and isinstance(s.value.func, ast.Attribute):
+            return self.unpacked(s, name, ttype, loc)
+        values = self.initial_values(s, name, ttype)
+        return [ArrayWrite(name, tuple(Const(i) for i in idx), self.to_type(v, ttype.dtype, s),
+                           loc=loc) for idx, v in zip(_indices(ttype.shape), values)]
+
+    def unpacked(self, s, name, ttype, loc):
+        """``buf: int16[4, 4] = blocks.get()``: the word, then every element from its bits."""
+        get = self.expr(s.value)
+        block = self.channels[get.channel].type.block
+        if block is None or block.dtype != ttype.dtype or \
+                tuple(block.shape) != tuple(ttype.shape):
+            carried = block if block is not None else self.channels[get.channel].dtype
+            self.error(f"'{name}' is {ttype.dtype!r}{list(ttype.shape)} but stream "
+                       f"'{get.channel}' carries {carried!r}", s)
+        word = f"{name}@{loc[1]}"          # '@': never a user's name
+        self.vars[word] = self.channels[get.channel].dtype
+        self.assigned.add(word)
+        bits = ttype.dtype.bits
+        return [Assign(word, get, loc=loc)] + [
+            ArrayWrite(name, tuple(Const(i) for i in idx),
+                       Slice(VarRef(word), n * bits, (n + 1) * bits), loc=loc)
+            for n, idx in enumerate(_indices(ttype.shape))]
+
+    def initial_values(self, s, name, ttype):
+        """The declared values of every element, row-major: one number for all, or an array of
+        the array's shape, evaluated at compile time in the region's scope (``np_array[pid]``)."""
+        try:
+            env = dict(self.p.ns)
+            env.update(self.consts)
+            data = np.asarray(eval(compile(ast.Expression(s.value), "<init>", "eval"), env))
+        except Exception as e:
+            self.error(f"local array '{name}' can be declared with a constant, a block got "
+                       f"from a stream or a compile-time array; `{ast.unparse(s.value)}` is "
+                       f"none of them ({e})", s)
+        if data.shape != tuple(ttype.shape) and data.size != 1:
+            self.error(f"the value of '{name}' has shape {list(data.shape)}, the array "
+                       f"{list(ttype.shape)}", s)
+        data = np.broadcast_to(data, ttype.shape).ravel()
+        if data.dtype.kind not in "biuf":
+            self.error(f"the value of '{name}' must hold numbers, got {data.dtype}", s)
+        return [Literal(float(v)) if data.dtype.kind == "f" else Const(int(v)) for v in data]
