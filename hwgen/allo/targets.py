@@ -1,4 +1,7 @@
 """What ``df.build`` returns: modules that run a region on numpy arrays, in place, as Allo's."""
+import json
+import os
+
 import numpy as np
 
 from ..check import check
@@ -53,10 +56,33 @@ class _Module:
 
 
 class SimulatorModule(_Module):
-    """``target="simulator"``: hwgen's functional interpreter."""
+    """``target="simulator"``: hwgen's functional interpreter. With ``HWGEN_ALLO_RTL`` set
+    to a file name, every call also runs the generated RTL (Verilator) on the same arrays and
+    appends a JSON line to that file: the region, and "pass", "refused" (the hardware rule the
+    region breaks) or "differs" (an error is raised as well: a hwgen bug)."""
 
     def execute(self, inputs):
-        return run(self.graph, inputs)
+        outputs = run(self.graph, inputs)
+        log = os.environ.get("HWGEN_ALLO_RTL")
+        if log:
+            self.cross_check(inputs, outputs, log)
+        return outputs
+
+    def cross_check(self, inputs, outputs, log):
+        from ..flow.rtl_run import RTLMismatch, run_rtl
+        entry = {"region": self.top.name, "file": self.top.file}
+        try:
+            got = run_rtl(self.graph, inputs)
+            same = all(np.array_equal(got[k], v) for k, v in outputs.items())
+            entry.update(result="pass" if same else "differs")
+        except RTLMismatch as e:
+            entry.update(result="differs", why=str(e))
+        except HwgenError as e:
+            entry.update(result="refused", why=str(e))
+        with open(log, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+        if entry["result"] == "differs":
+            raise HwgenError(f"the RTL of {self.top.name} differs from the interpreter")
 
 
 class RTLModule(_Module):

@@ -14,6 +14,10 @@ from .simulate import run_manifest
 TEST = "random_backpressure"
 
 
+class RTLMismatch(HwgenError):
+    """The simulated RTL did not produce what the interpreter did: a hwgen bug."""
+
+
 def run_rtl(graph, inputs, out_dir=None, sim="verilator"):
     """Outputs (name -> int64 array) of ``graph``'s RTL on ``inputs``, simulated by ``sim``
     in ``out_dir`` (a temporary folder when None). The testbench also compares them with the
@@ -34,7 +38,7 @@ def _simulate(graph, vectors, out_dir, sim):
     result = run_manifest(out_dir, graph, sim, problems=1, tests=[TEST], vectors=vectors)
     report = result["tests"].get(TEST, {})
     if not report.get("pass"):
-        raise HwgenError(f"the generated RTL of {graph.name} did not reproduce the interpreter "
+        raise RTLMismatch(f"the generated RTL of {graph.name} did not reproduce the interpreter "
                          f"on {sim} ({report.get('detail') or 'no report'}); see "
                          f"{result['log']}")
     with np.load(os.path.join(out_dir, f"test_{sim}", f"outputs_{TEST}.npz")) as got:

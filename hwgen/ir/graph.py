@@ -199,9 +199,14 @@ class Segment:
 class Tensor:
     name: str
     type: TensorType
-    direction: str = "in"          # "in" (read by tasks) or "out" (written by tasks)
+    direction: str = "in"          # "in" (read by tasks), "out" (written) or "inout" (both)
     loc: tuple = None
     inferred: bool = False         # the layout was inferred from the tasks' accesses
+
+    def use(self, access):
+        """Record a ``"read"`` or a ``"write"`` of the tensor by a task: its direction."""
+        kind = "in" if access == "read" else "out"
+        self.direction = kind if self.direction in (None, kind) else "inout"
 
     @property
     def dtype(self):
@@ -255,11 +260,11 @@ class Graph:
 
     @property
     def inputs(self):
-        return [t for t in self.tensors.values() if t.direction == "in"]
+        return [t for t in self.tensors.values() if t.direction in ("in", "inout")]
 
     @property
     def outputs(self):
-        return [t for t in self.tensors.values() if t.direction == "out"]
+        return [t for t in self.tensors.values() if t.direction in ("out", "inout")]
 
 
 # -- walking ------------------------------------------------------------------------------------

@@ -182,6 +182,6 @@ def run(graph, inputs, budget=10_000_000):
     """Run ``graph`` on ``inputs`` (name -> array) and return its outputs (name -> array)."""
     arrays = check_inputs(graph, inputs)
     for t in graph.outputs:
-        arrays[t.name] = np.zeros(t.shape, dtype=np.int64)
+        arrays.setdefault(t.name, np.zeros(t.shape, dtype=np.int64))   # an in-out one: given
     _Machine(graph, arrays, budget).run()
     return {t.name: arrays[t.name] for t in graph.outputs}

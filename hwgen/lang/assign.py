@@ -10,6 +10,7 @@ from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, Read, 
                         Write)
 from ..ir.types import IntType, TensorType
 from .exprs import BINOPS, ExprLowerer, is_call_to
+from .numeric import FLOAT_OPS
 
 
 class AssignLowerer(ExprLowerer):
@@ -106,11 +107,15 @@ class AssignLowerer(ExprLowerer):
         if name not in self.vars:
             self.error(f"'{name}' is updated before it is assigned; assign it first, e.g. "
                        f"`{name}: int32 = 0`", s)
-        op = BINOPS.get(type(s.op))
-        if op is None:
-            self.error(f"operator `{type(s.op).__name__}=` is not supported in hardware", s)
-        rhs = self.binary(op, self.var_ref(name, s), self.expr(value), s)
+        rhs = self.binary(self.aug_op(s), self.var_ref(name, s), self.expr(value), s)
         return Assign(name, self.to_type(rhs, self.vars[name], s), loc=loc)
+
+    def aug_op(self, s):
+        """The operator of ``x op= y``."""
+        op = BINOPS.get(type(s.op)) or FLOAT_OPS.get(type(s.op))
+        if op is None:
+            self.error(f"operator `{type(s.op).__name__}=` is not supported", s)
+        return op
 
     def inferred_type(self, s, name, rhs):
         """The type an undeclared variable takes from its first value: the element type of the
@@ -132,27 +137,25 @@ class AssignLowerer(ExprLowerer):
         """``T[i] = x`` (tensor write), ``buf[i] = x`` (local array), ``w[a:b] = x`` (bits)."""
         base = target.value.id if isinstance(target.value, ast.Name) else None
         if base in self.tensors:
-            if isinstance(s, ast.AugAssign):
-                self.error("`T[...] op= x` is not supported on tensors; accumulate in a local", s)
             self.unconditional(s, "a tensor write", "compute the value with if/else and write "
                                "it unconditionally")
             tensor = self.tensors[base]
-            if tensor.direction == "in":
-                self.error(f"tensor '{base}' is read and written; hwgen tensors are either "
-                           "inputs or outputs", s)
-            tensor.direction = "out"
+            if self.has_slice(target):
+                return self.sliced_writes(s, base, tensor.type, target, value, loc)
             index = self.index(base, tensor.shape, target.slice, s)
-            return [Write(tensor.name, index, self.to_type(self.expr(value), tensor.dtype, s),
-                          loc=loc)]
+            rhs = self.expr(value)
+            if isinstance(s, ast.AugAssign):
+                tensor.use("read")
+                rhs = self.binary(self.aug_op(s), Read(tensor.name, index, loc=loc), rhs, s)
+            tensor.use("write")
+            return [Write(tensor.name, index, self.to_type(rhs, tensor.dtype, s), loc=loc)]
         if base in self.arrays:
+            if self.has_slice(target):
+                return self.sliced_writes(s, base, self.arrays[base], target, value, loc)
             index = self.index(base, self.arrays[base].shape, target.slice, s)
             rhs = self.expr(value)
             if isinstance(s, ast.AugAssign):
-                op = BINOPS.get(type(s.op))
-                if op is None:
-                    self.error(f"operator `{type(s.op).__name__}=` is not supported in hardware",
-                               s)
-                rhs = self.binary(op, ArrayRead(base, index, loc=loc), rhs, s)
+                rhs = self.binary(self.aug_op(s), ArrayRead(base, index, loc=loc), rhs, s)
             rhs = self.to_type(rhs, self.arrays[base].dtype, s)
             return [ArrayWrite(base, index, rhs, loc=loc)]
         if base in self.vars:

@@ -37,10 +37,7 @@ class BlockLowerer:
             ttype, element = self.arrays[name], lambda idx: ArrayRead(name, idx)
         elif name in self.tensors:
             tensor = self.tensors[name]
-            if tensor.direction == "out":
-                self.error(f"tensor '{name}' is written and read; hwgen tensors are either "
-                           "inputs or outputs", stmt)
-            tensor.direction = "in"
+            tensor.use("read")
             ttype = tensor.type
             element = lambda idx: Read(tensor.name, idx, loc=self.p.loc(stmt))  # noqa: E731
         else:
@@ -55,6 +52,55 @@ class BlockLowerer:
             idx = tuple(Const(i) for i in idx)
             word = SetSlice(word, n * bits, (n + 1) * bits, element(idx), total)
         return word
+
+    @staticmethod
+    def has_slice(target):
+        sl = target.slice
+        return any(isinstance(e, ast.Slice) for e in (sl.elts if isinstance(sl, ast.Tuple)
+                                                      else [sl]))
+
+    def sliced_writes(self, s, base, ttype, target, value, loc):
+        """``T[i, :] = buf`` (or ``= x``): one write per element of the slice, from the local
+        array or tensor ``buf`` whose shape is the slice's, or from one value for all."""
+        if isinstance(s, ast.AugAssign):
+            self.error("`T[a:b] op= x` is not supported; write the slice's elements in a loop", s)
+        sl = target.slice
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        if len(elts) != len(ttype.shape):
+            self.error(f"'{base}' has {len(ttype.shape)} dimensions, indexed with {len(elts)}",
+                       s)
+        ranges = []
+        for e, dim in zip(elts, ttype.shape):
+            if isinstance(e, ast.Slice):
+                bounds = [None if b is None else self.const_value(b)
+                          for b in (e.lower, e.upper, e.step)]
+                if any(b is None and n is not None for b, n in zip(bounds, (e.lower, e.upper,
+                                                                             e.step))):
+                    self.error("slice bounds must be compile-time constants", s)
+                ranges.append(range(*slice(*bounds).indices(dim)))
+            else:
+                ranges.append(None)
+        shape = tuple(len(r) for r in ranges if r is not None)
+        source = value.id if isinstance(value, ast.Name) else None
+        whole = self.arrays.get(source) or (self.tensors[source].type
+                                             if source in self.tensors else None)
+        if whole is not None and tuple(whole.shape) != shape:
+            self.error(f"'{source}' has shape {list(whole.shape)} but the slice of '{base}' "
+                       f"has {list(shape)}", s)
+        writes = []
+        for idx in itertools.product(*(r if r is not None else [None] for r in ranges)):
+            inner = tuple(i for i, r in zip(idx, ranges) if r is not None)
+            node = ast.Subscript(value, ast.Tuple([ast.Constant(i) for i in inner], ast.Load()),
+                                 ast.Load()) if whole is not None else value
+            ast.copy_location(node, s)
+            ast.fix_missing_locations(node)
+            point = [ast.Constant(i) if r is not None else e
+                     for i, r, e in zip(idx, ranges, elts)]
+            sub = ast.Subscript(target.value, ast.Tuple(point, ast.Load()), ast.Store())
+            stmt = ast.Assign([ast.copy_location(sub, s)], node)
+            ast.fix_missing_locations(ast.copy_location(stmt, s))
+            writes.extend(self.assign(stmt, loc))
+        return writes
 
     def array_value(self, s, name, ttype, loc):
         """The writes that give new local array ``name`` its declared value."""

@@ -206,10 +206,7 @@ class ExprLowerer(NumericLowerer):
             if const_only:
                 raise NotConst()
             tensor = self.tensors[base]
-            if tensor.direction == "out":
-                self.error(f"tensor '{base}' is written and read; hwgen tensors are either "
-                           "inputs or outputs", node)
-            tensor.direction = "in"
+            tensor.use("read")
             return Read(tensor.name, self.index(tensor.name, tensor.shape, node.slice, node),
                         loc=self.p.loc(node))
         if base in self.arrays:
@@ -269,6 +266,9 @@ class ExprLowerer(NumericLowerer):
         """The IR of ``lhs op rhs`` (``op`` as in ``BINARY``), float or integer."""
         if self.is_float(lhs) or self.is_float(rhs):
             return self.float_binary(op, lhs, rhs, node)
+        if op not in BINARY:
+            self.error(f"operator `{op}` is not defined on integer values (`{ast.unparse(node)}`)"
+                       "; divide integers with // by a constant", node)
         return BinOp(op, lhs, rhs)
 
     def no_side_effects(self, e, node, where):

@@ -5,17 +5,30 @@ what to write instead. The interpreter runs programs that break them (Allo's
 gets further into the generator only to fail there.
 """
 from ..errors import HwgenError
-from ..ir.graph import (ArrayRead, ArrayWrite, Convert, FloatOp, StreamOp, stmt_exprs,
+from ..ir.graph import (ArrayRead, ArrayWrite, Convert, FloatOp, StreamOp, Write, stmt_exprs,
                         stream_ops)
 from ..ir.layout import array_in_memory
 
 
 def check_support(graph):
     """Raise ``HwgenError`` for the first construct of ``graph`` hardware cannot build yet."""
+    _inputs_or_outputs(graph)
     for inst in graph.instances.values():
         _one_op_per_stream(inst)
         _no_float_arithmetic(inst)
         _array_ports(inst)
+
+
+def _inputs_or_outputs(graph):
+    """In hardware a tensor is an input the host sends or an output it receives."""
+    for t in graph.tensors.values():
+        if t.direction == "inout":
+            loc = next((s.loc for inst in graph.instances.values() for seg in inst.segments
+                        for s in seg.body if isinstance(s, Write) and s.tensor == t.name), t.loc)
+            raise HwgenError(f"tensor '{t.name}' is read and written by the tasks; in hardware "
+                             "a tensor is an input the host sends or an output it receives: "
+                             "read it into a local, accumulate there and write the result "
+                             "once (or give the result its own tensor)", loc)
 
 
 def _one_op_per_stream(inst):

@@ -238,3 +238,31 @@ def test_block_misuse_is_a_clear_error():
 
     with pytest.raises(HwgenError, match=r"carries blocks int16\[4\]: put a local array"):
         df.build(top, target="simulator")
+
+
+def test_slices_and_accumulating_into_a_tensor():
+    rows = np.array([[1, 2, 3, 4], [5, 6, 7, 8]], np.int32)
+
+    @df.region()
+    def top(A: int32[2, 4], C: int32[2, 4], S: float32[2]):
+        @df.kernel(mapping=[2], args=[A, C, S])
+        def k(a: int32[2, 4], c: int32[2, 4], s: float32[2]):
+            p = df.get_pid()
+            row: int32[4] = rows[p]
+            c[p, :] = row                   # a row from a local array
+            c[p, 1:3] = 0                   # one value for a slice
+            for j in range(4):
+                c[p, j] += a[p, j]          # the tensor is read and written
+                s[p] += 0.5
+
+    A = np.arange(8, dtype=np.int32).reshape(2, 4)
+    C = np.zeros((2, 4), np.int32)
+    S = np.array([1.0, -1.0], np.float32)
+    mod = df.build(top, target="simulator")
+    mod(A, C, S)
+    want = rows.copy()
+    want[:, 1:3] = 0
+    assert np.array_equal(C, want + A) and np.array_equal(S, [3.0, 1.0])
+    from hwgen.schedule import schedule
+    with pytest.raises(HwgenError, match="'c' is read and written|'C' is read and written"):
+        schedule(mod.graph)

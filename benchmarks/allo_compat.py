@@ -1,0 +1,128 @@
+"""make allo: Allo's own dataflow tests, run on hwgen with only their import lines changed.
+
+Takes a checkout of cornell-zhang/allo (``--allo``; the issue's commit is a098603f), rewrites
+the import lines of every ``tests/dataflow/test_*.py`` (``import allo`` -> ``import hwgen.allo
+as allo``, ``from allo.X import`` -> ``from hwgen.allo.X import``, ...; nothing else), runs them
+under pytest and, with ``--rtl``, runs every region the tests simulate also as generated RTL
+on Verilator. Prints one row per test (passed, failed with the first error line, skipped) and
+one per simulated region (RTL pass / refused by a hardware rule / differs), and writes them to
+``build/allo_compat/results.md``.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "build" / "allo_compat"
+
+
+def port_line(line):
+    """One source line with Allo's module paths replaced by hwgen.allo's (imports only)."""
+    m = re.match(r"^(\s*)import allo\s*(#.*)?$", line)
+    if m:
+        return f"{m.group(1)}import hwgen.allo as allo"
+    line = re.sub(r"^(\s*)import allo\.(\S+) as ", r"\1import hwgen.allo.\2 as ", line)
+    return re.sub(r"^(\s*)from allo(\.\S+)? import ", r"\1from hwgen.allo\2 import ", line)
+
+
+def port(src_dir, dst_dir):
+    """Copy the test files of ``src_dir`` to ``dst_dir`` with their imports ported."""
+    dst_dir.mkdir(parents=True, exist_ok=True)
+    files = sorted(src_dir.glob("test_*.py"))
+    for f in files:
+        text = "\n".join(port_line(line) for line in f.read_text().splitlines()) + "\n"
+        (dst_dir / f.name).write_text(text)
+    return [f.name for f in files]
+
+
+def run_pytest(test_dir, rtl_log, timeout):
+    """Run pytest on the ported files; ``[(test, outcome, message)]`` from its JUnit XML."""
+    xml = test_dir / "junit.xml"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if rtl_log:
+        env["HWGEN_ALLO_RTL"] = str(rtl_log)
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                    "--continue-on-collection-errors", f"--junitxml={xml}", str(test_dir)],
+                   cwd=test_dir, env=env, timeout=timeout, check=False,
+                   stdout=subprocess.DEVNULL)
+    rows = []
+    for case in ET.parse(xml).getroot().iter("testcase"):
+        name = f"{case.get('classname', '').split('.')[-1]}::{case.get('name')}"
+        outcome, message = "passed", ""
+        for kind in ("failure", "error", "skipped"):
+            node = case.find(kind)
+            if node is not None:
+                outcome = {"failure": "failed", "error": "error", "skipped": "skipped"}[kind]
+                message = (node.get("message") or node.text or "").strip().splitlines()
+                message = message[0] if message else ""
+        rows.append((name, outcome, message))
+    return rows
+
+
+def classify(message):
+    """Why a test failed, in a few words."""
+    if "needs a vendor tool" in message:
+        return "needs Vitis HLS (the simulator part passed)"
+    if "ModuleNotFoundError" in message or "has no attribute" in message:
+        return "uses Allo internals hwgen does not serve"
+    if "SyntaxError" in message:
+        return f"needs a newer Python than {sys.version.split()[0]}"
+    return "hwgen"
+
+
+def report(rows, rtl_rows):
+    lines = ["# Allo dataflow tests on hwgen (import lines changed only)", "",
+             "| test | result | reason | first error line |", "|---|---|---|---|"]
+    for name, outcome, message in rows:
+        reason = classify(message) if outcome in ("failed", "error") else ""
+        lines.append(f"| {name} | {outcome} | {reason} | {message[:150].replace('|', '/')} |")
+    counts = {o: sum(r[1] == o for r in rows) for o in ("passed", "failed", "error", "skipped")}
+    lines += ["", ", ".join(f"{v} {k}" for k, v in counts.items())]
+    if rtl_rows is not None:
+        lines += ["", "## Regions as generated RTL (Verilator)", "",
+                  "| file | region | RTL | why |", "|---|---|---|---|"]
+        for r in rtl_rows:
+            why = r.get("why", "").split(": ", 1)[-1][:150].replace("|", "/")
+            lines.append(f"| {Path(r['file']).name} | {r['region']} | {r['result']} | {why} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--allo", default=os.environ.get("ALLO"),
+                        help="a checkout of github.com/cornell-zhang/allo (or set ALLO=...)")
+    parser.add_argument("--rtl", action="store_true",
+                        help="also run every simulated region as RTL on Verilator (minutes)")
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds for the whole run")
+    args = parser.parse_args(argv)
+    if not args.allo:
+        parser.error("give --allo PATH (or ALLO=PATH): a checkout of "
+                     "https://github.com/cornell-zhang/allo, e.g. at commit a098603f")
+    src = Path(args.allo) / "tests" / "dataflow"
+    if not src.is_dir():
+        parser.error(f"{src} does not exist: --allo must be the root of an Allo checkout")
+    test_dir = OUT / "tests"
+    names = port(src, test_dir)
+    print(f"ported {len(names)} files from {src} to {test_dir}")
+    rtl_log = OUT / "rtl.jsonl" if args.rtl else None
+    if rtl_log and rtl_log.exists():
+        rtl_log.unlink()
+    rows = run_pytest(test_dir, rtl_log, args.timeout)
+    rtl_rows = None
+    if rtl_log:
+        rtl_rows = [json.loads(line) for line in rtl_log.read_text().splitlines()] \
+            if rtl_log.exists() else []
+    text = report(rows, rtl_rows)
+    (OUT / "results.md").write_text(text)
+    print(text)
+    print(f"written to {OUT / 'results.md'}")
+
+
+if __name__ == "__main__":
+    main()
