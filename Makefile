@@ -27,7 +27,7 @@ SEEDS   ?= 1
 MEASUREARG = $(if $(or $(filter-out 0 no false,$(MEASURE)),$(CLUSTER)),--measure --seeds $(SEEDS)) \
 	$(if $(CLUSTER),--cluster $(CLUSTER))
 
-.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph dse layers bench clean iverilog formal campaign run
+.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph dse layers bench clean iverilog formal campaign run allo
 
 all: demo
 
@@ -111,6 +111,11 @@ layers: setup
 bench: setup
 	$(PY) benchmarks/dse_speed.py
 	$(PY) benchmarks/bench.py $(BENCH_ARGS)
+
+# Allo's dataflow tests with only their imports changed (ALLO: a checkout of cornell-zhang/allo;
+# ALLO_ARGS=--rtl also runs each simulated region as RTL); table in build/allo_compat/.
+allo: setup
+	$(PY) benchmarks/allo_compat.py $(if $(ALLO),--allo $(ALLO)) $(ALLO_ARGS)
 
 clean:
 	rm -rf build sim_build .pytest_cache

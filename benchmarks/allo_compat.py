@@ -52,16 +52,25 @@ def run_pytest(test_dir, rtl_log, timeout):
                    stdout=subprocess.DEVNULL)
     rows = []
     for case in ET.parse(xml).getroot().iter("testcase"):
-        name = f"{case.get('classname', '').split('.')[-1]}::{case.get('name')}"
+        module = case.get("classname") or case.get("name")
+        name = module.split(".")[-1] + (f"::{case.get('name')}" if case.get("classname") else "")
         outcome, message = "passed", ""
         for kind in ("failure", "error", "skipped"):
             node = case.find(kind)
             if node is not None:
                 outcome = {"failure": "failed", "error": "error", "skipped": "skipped"}[kind]
-                message = (node.get("message") or node.text or "").strip().splitlines()
-                message = message[0] if message else ""
+                message = _first_error(node)
         rows.append((name, outcome, message))
     return rows
+
+
+def _first_error(node):
+    """The error a failed or skipped test case reports, in one line: the last ``E`` line of
+    its traceback (a collection error's real cause), else its message."""
+    lines = [line[1:].strip() for line in (node.text or "").splitlines()
+             if line.startswith("E ")]
+    text = lines[-1] if lines else (node.get("message") or "").strip()
+    return text.splitlines()[0] if text else ""
 
 
 def classify(message):

@@ -6,11 +6,13 @@ scope that defined the region (sizes, types). Anything built only from constants
 ``Const``, which is how branches on grid indices become compile-time decisions.
 """
 import ast
+import inspect
 
 from ..ir.graph import (BINARY, ArrayRead, BinOp, Channel, Const, Get, LoopIndex, Neg, Read,
                         Select, Slice, VarRef, subexprs)
 from ..ir.layout import index_bounds
 from ..ir.types import StreamType
+from .helpers import HelperInliner
 from .numeric import FLOAT_OPS, Literal, NumericLowerer
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|",
@@ -44,7 +46,7 @@ class NotConst(Exception):
     """Raised while folding a compile-time expression that turns out to need run-time values."""
 
 
-class ExprLowerer(NumericLowerer):
+class ExprLowerer(NumericLowerer, HelperInliner):
     """Expression lowering shared by the task-body lowerer (``body._TaskLowerer``)."""
 
     def const_value(self, node):
@@ -79,6 +81,11 @@ class ExprLowerer(NumericLowerer):
 
     def _expr_Name(self, node, const_only):
         name = node.id
+        if self.inline_env and name in self.inline_env[-1]:
+            value = self.inline_env[-1][name]
+            if const_only and not isinstance(value, Const):
+                raise NotConst()
+            return value
         if name in self.loops:
             if const_only:
                 raise NotConst()
@@ -235,11 +242,14 @@ class ExprLowerer(NumericLowerer):
             return Get(self.channel(node.func.value, "get", node), loc=self.p.loc(node))
         if isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "abs"):
             return self.builtin(node, const_only)
+        fn = self.p.ns.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        if inspect.isfunction(fn):
+            return self.helper_call(node, fn, const_only)
         hint = ""
         if any(isinstance(a, (ast.ListComp, ast.GeneratorExp)) for a in node.args):
             hint = LIST_HINT
         self.error(f"unsupported call `{ast.unparse(node)}` in a task body (supported: "
-                   f"stream.get(), max, min, abs){hint}", node)
+                   f"stream.get(), max, min, abs and helper functions){hint}", node)
 
     def builtin(self, node, const_only):
         """``max``/``min``/``abs`` of run-time values: comparisons and multiplexers."""
