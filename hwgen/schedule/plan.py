@@ -83,12 +83,6 @@ def plan(graph, lanes=None):
         Elements per host beat: one number for every port, a dict per tensor name, or None to
         choose per tensor the fewest lanes that let loading and draining keep up with compute.
     """
-    if not graph.inputs:
-        raise HwgenError(
-            f"{graph.name} has no input tensor: in hardware the host starts each problem by "
-            "sending its inputs, so a design needs at least one (give the region a tensor it "
-            "reads, e.g. a size or a seed: `n: int32[1]`); the interpreter (`hwgen check`) runs "
-            "it as it is", graph.loc)
     sched = schedule(graph)
     grids = tensor_grids(graph)
     bankings = {t.name: banking(t, grids.get(t.name, ())) for t in graph.tensors.values()}
