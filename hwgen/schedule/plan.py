@@ -4,7 +4,6 @@ tests and reports read it without building any hardware."""
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..errors import HwgenError
 from ..ir.layout import banking, tensor_accesses
 from ..ir.ranges import hardware_ranges
 from . import host_timing
