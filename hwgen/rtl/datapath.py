@@ -12,13 +12,15 @@ import operator
 
 from amaranth.hdl import Cat, Const, Mux, Signal
 
-from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Get, LoopIndex, Neg, Put,
-                        Read, Select, SetSlice, Slice, StreamOp, VarRef, Write, stmt_exprs,
-                        Const as IRConst)
+from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, FloatOp, Get, LoopIndex,
+                        Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef, Write,
+                        stmt_exprs, Const as IRConst)
 from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
+from ..ir import floats
 from .arith import mul_const, named
+from .float_units import FloatAdder, FloatMultiplier, float_compare
 from .local_array import LocalArray
 from .multiply import multiply
 from .signatures import shape_of, stored_shape
@@ -129,7 +131,7 @@ class Member:
             return Staged(self.regs[e.name], self.levels.var[e.name])
         kinds = {Get: self._get, Read: self._read, BinOp: self._binop, Neg: self._neg,
                  Slice: self._slice, Select: self._select, SetSlice: self._set_slice,
-                 ArrayRead: self._array_read}
+                 ArrayRead: self._array_read, FloatOp: self._float_op}
         return kinds[type(e)](e, env)
 
     # -- expressions ----------------------------------------------------------------------------
@@ -171,6 +173,29 @@ class Member:
                             f"{self.prefix}__mul{self.products}", self.group.target)
             return Staged(prod, lvl + MULT_STAGES)
         return Staged(_OPS[e.op](self.at(a, lvl), self.at(b, lvl)), lvl)
+
+    def _float_op(self, e, env):
+        """Float arithmetic (``rtl.float_units``, ``FLOAT_STAGES`` levels), comparisons, and
+        negation or absolute value on the sign bit."""
+        a = self.emit(e.lhs, env)
+        b = None if e.rhs is None else self.emit(e.rhs, env)
+        if isinstance(a, int) and (b is None or isinstance(b, int)):
+            return floats.negate(a, e.fmt) if e.op == "neg" else \
+                a & ((1 << (e.fmt.bits - 1)) - 1) if e.op == "abs" else \
+                floats.operate(e.op, a, b, e.fmt)
+        lvl = max(level_of(a), level_of(b))
+        x, y = self.at(a, lvl), None if b is None else self.at(b, lvl)
+        if e.op in ("neg", "abs"):
+            sign = ~x[-1] if e.op == "neg" else Const(0, 1)
+            return Staged(Cat(x[:-1], sign), lvl)
+        if e.op in floats.COMPARE:
+            return Staged(named(self.m, float_compare(e.op, x, y, e.fmt),
+                                f"{self.prefix}__fcmp"), lvl)
+        self.products += 1
+        unit = FloatMultiplier(e.fmt) if e.op == "*" else FloatAdder(e.fmt, e.op == "-")
+        self.m.submodules[f"{self.prefix}__float{self.products}"] = unit
+        self.m.d.comb += [unit.a.eq(x), unit.b.eq(y), unit.en.eq(self.build.en)]
+        return Staged(unit.result, lvl + unit.LATENCY)
 
     def _neg(self, e, env):
         a = self.emit(e.operand, env)

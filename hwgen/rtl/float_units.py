@@ -16,6 +16,8 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..schedule.levels import FLOAT_STAGES
+
 
 class _Format:
     """Field widths and constants of a float format."""
@@ -63,7 +65,7 @@ def _round_pack(m, f, sig, guard, sticky, exp, name):
 class FloatMultiplier(wiring.Component):
     """``result = a * b`` in format ``fmt``, ``LATENCY`` enabled clocks after the operands."""
 
-    LATENCY = 4
+    LATENCY = FLOAT_STAGES["*"]
 
     def __init__(self, fmt):
         self.fmt = fmt
@@ -104,6 +106,7 @@ class FloatMultiplier(wiring.Component):
         mag = Mux(s3.inf, f.inf, Mux(s3.zero, 0, mag))
         s4 = stage.next(result=Mux(s3.nan, f.nan, Cat(mag, s3.sign)))
         m.d.comb += self.result.eq(s4.result)
+        assert stage.count == self.LATENCY
         return m
 
 
@@ -111,7 +114,7 @@ class FloatAdder(wiring.Component):
     """``result = a + b`` (``a - b`` with ``subtract``, fixed at build time) in format
     ``fmt``, ``LATENCY`` enabled clocks after the operands."""
 
-    LATENCY = 5
+    LATENCY = FLOAT_STAGES["+"]
 
     def __init__(self, fmt, subtract=False):
         self.fmt, self.subtract = fmt, subtract
@@ -163,7 +166,25 @@ class FloatAdder(wiring.Component):
         result = Mux(s4.inf, Cat(Const(f.inf, f.e + f.m), s4.inf_sign), result)
         s5 = stage.next(result=Mux(s4.nan, f.nan, result))
         m.d.comb += self.result.eq(s5.result)
+        assert stage.count == self.LATENCY
         return m
+
+
+def float_compare(op, a, b, fmt):
+    """``a op b`` (``ir.floats.COMPARE``) on bit patterns of ``fmt``, as logic: IEEE order,
+    ``-0 == +0``, and every comparison with a NaN false except ``!=``."""
+    f = _Format(fmt)
+    x, y = f.decode(a), f.decode(b)
+    nan = x["nan"] | y["nan"]
+    zeros = x["zero"] & y["zero"]
+    top = 1 << (fmt.bits - 1)
+
+    def key(v, d):              # unsigned order of a non-NaN value
+        return Mux(d["sign"], ~v, v | top)[:fmt.bits]
+    eq = ~nan & (zeros | (a == b))
+    lt = ~nan & ~zeros & (key(a, x) < key(b, y))
+    gt = ~nan & ~zeros & (key(a, x) > key(b, y))
+    return {"==": eq, "!=": ~eq, "<": lt, "<=": lt | eq, ">": gt, ">=": gt | eq}[op]
 
 
 class _Stages:

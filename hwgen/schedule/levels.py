@@ -9,8 +9,8 @@ combinationally; a memory's read address goes out one level earlier and its read
 transparent to the write).
 """
 from ..errors import HwgenError
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, Neg, Put,
-                        Read, Select, SetSlice, Slice, VarRef, Write, stmt_exprs)
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, FloatOp, Get, LoopIndex, Neg,
+                        Put, Read, Select, SetSlice, Slice, VarRef, Write, stmt_exprs)
 from ..ir.layout import array_in_memory
 
 # A tensor read takes three stages: the synchronous memory read, a register on the read data
@@ -26,6 +26,11 @@ READ_LATENCY = 3
 # accumulator's carry chain had been the critical path). With the one product register
 # in the fabric, both legs of register -> DSP -> register were routed (8x8 gemm_os: 102 MHz).
 MULT_STAGES = 4
+
+# Float arithmetic takes the pipelined units of ``rtl.float_units``: decode | significand
+# product | normalise | round for a multiply, decode | align | add | normalise | round for an
+# add; a comparison, a negation or an absolute value is logic within its level.
+FLOAT_STAGES = {"*": 4, "+": 5, "-": 5}
 
 
 def is_runtime_product(e):
@@ -104,6 +109,9 @@ class Levels:
         if isinstance(e, BinOp):
             return max(self.level(e.lhs, env), self.level(e.rhs, env)) + \
                 (MULT_STAGES if is_runtime_product(e) else 0)
+        if isinstance(e, FloatOp):
+            operands = [e.lhs] if e.rhs is None else [e.lhs, e.rhs]
+            return max(self.level(x, env) for x in operands) + FLOAT_STAGES.get(e.op, 0)
         if isinstance(e, (Neg, Slice)):
             return self.level(e.operand, env)
         if isinstance(e, SetSlice):

@@ -5,9 +5,10 @@ what to write instead. The interpreter runs programs that break them (Allo's
 gets further into the generator only to fail there.
 """
 from ..errors import HwgenError
-from ..ir.graph import (ArrayRead, ArrayWrite, Convert, FloatOp, StreamOp, Write, stmt_exprs,
-                        stream_ops)
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Convert, FloatOp, StreamOp, VarRef, Write,
+                        stmt_exprs, stream_ops, subexprs)
 from ..ir.layout import array_in_memory
+from .levels import FLOAT_STAGES
 
 
 def check_support(graph):
@@ -21,7 +22,7 @@ def check_support(graph):
     _inputs_or_outputs(graph)
     for inst in graph.instances.values():
         _one_op_per_stream(inst)
-        _no_float_arithmetic(inst)
+        _float_support(inst)
         _array_ports(inst)
 
 
@@ -54,20 +55,35 @@ def _one_op_per_stream(inst):
                 seen.add((op, channel))
 
 
-def _no_float_arithmetic(inst):
-    """Hardware moves float bit patterns (streams, tensors, copies) but has no float operator
-    yet."""
+def _float_support(inst):
+    """Hardware has float multiply, add, subtract, comparisons, negation and absolute value
+    (``rtl.float_units``); not yet division, conversions, or a float value updated from
+    itself every iteration (its adder takes ``FLOAT_STAGES`` cycles, not one)."""
     for seg in inst.segments:
         for stmt in seg.body:
             for e in stmt_exprs(stmt):
-                if isinstance(e, (FloatOp, Convert)):
-                    what = e.fmt.name if isinstance(e, FloatOp) else \
-                        f"{getattr(e.src, 'name', 'integer')} -> {e.dst.name}"
+                what = None
+                if isinstance(e, FloatOp) and e.op == "/":
+                    what = f"float division ({e.fmt.name})"
+                if isinstance(e, Convert):
+                    what = f"a conversion {getattr(e.src, 'name', 'integer')} -> {e.dst.name}"
+                if what:
                     raise HwgenError(
-                        f"in task {inst.name}: float arithmetic ({what}) is not built in "
-                        "hardware yet; the interpreter runs it (`hwgen run`, Allo's "
-                        "target='simulator'), or keep hardware values integer (fixed point)",
-                        stmt.loc)
+                        f"in task {inst.name}: {what} is not built in hardware yet; the "
+                        "interpreter runs it (`hwgen check`, Allo's target='simulator'); keep "
+                        "the values in one float type, or integer (fixed point)", stmt.loc)
+            own = stmt.var if isinstance(stmt, Assign) else \
+                stmt.array if isinstance(stmt, ArrayWrite) else None
+            if own is not None and any(
+                    isinstance(e, FloatOp) and e.op in FLOAT_STAGES and any(
+                        isinstance(x, (VarRef, ArrayRead)) and
+                        getattr(x, "name", getattr(x, "array", None)) == own
+                        for x in subexprs(e)) for e in subexprs(stmt.value)):
+                raise HwgenError(
+                    f"in task {inst.name}: '{own}' is a float updated from its own value every "
+                    f"iteration, but a float add takes {FLOAT_STAGES['+']} cycles in hardware; "
+                    "interleaved partial sums are not built yet (the interpreter runs it)",
+                    stmt.loc)
 
 
 def _array_ports(inst):

@@ -51,7 +51,7 @@ def _float_sum():
 
 
 @pytest.mark.parametrize("make,message", [(_forwarding, "put more than once"),
-                                          (_float_sum, "float arithmetic")])
+                                          (_float_sum, "a float updated from its own value")])
 def test_the_interpreter_runs_it_hardware_refuses_it_at_the_line(make, message):
     region, line = make()
     graph = check(region.graph())

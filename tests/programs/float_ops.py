@@ -1,0 +1,31 @@
+"""Float arithmetic in hardware: multiply, add, subtract, comparisons and selects, negation,
+absolute value, max/min and float constants, in float32 and bfloat16, on every element of
+random bit patterns (NaNs, infinities, subnormals and signed zeros among them)."""
+import hwgen
+from hwgen import Stream
+from hwgen.ir.types import bfloat16, float32
+
+
+def build(N: int = 6):
+    @hwgen.region
+    def float_ops(A: float32[N], B: float32[N], H: bfloat16[N], C: float32[N], D: float32[N],
+                  E: bfloat16[N]):
+        s = Stream[float32, 2]
+
+        @hwgen.task
+        def first():
+            for i in range(N):
+                a: float32 = A[i]
+                b: float32 = B[i]
+                s.put(a * b - 1.5)
+                C[i] = max(a, b) if a != b else -abs(a + b)
+
+        @hwgen.task
+        def second():
+            for i in range(N):
+                x: float32 = s.get()
+                h: bfloat16 = H[i]
+                D[i] = x + x * 0.25 if x > 0.0 else x
+                E[i] = h * h + h
+
+    return float_ops
