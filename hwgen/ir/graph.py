@@ -218,6 +218,33 @@ class Tensor:
 
 
 @dataclass
+class TensorView:
+    """A task's view of ``tensor``: with Allo's ``local_A: Ty[M, K] @ Ly`` each instance sees
+    its own shard, indexed from 0; ``layout`` gives, per dimension, the grid axis it is split
+    over (``Sharded``) or ``R``, on a task grid ``grid``."""
+    tensor: Tensor
+    layout: tuple
+    grid: tuple
+
+    def __getattr__(self, name):        # name, dtype, use(), ... are the tensor's
+        return getattr(self.tensor, name)
+
+    @property
+    def shape(self):
+        return tuple(n // self.grid[l.axis] if hasattr(l, "axis") else n
+                     for n, l in zip(self.tensor.shape, self.layout))
+
+    @property
+    def type(self):
+        return TensorType(self.tensor.dtype, self.shape)
+
+    def offsets(self, pid):
+        """Where instance ``pid``'s shard starts, per dimension."""
+        return tuple(pid[l.axis] * n if hasattr(l, "axis") else 0
+                     for n, l in zip(self.shape, self.layout))
+
+
+@dataclass
 class Channel:
     """One stream: a single producer instance, a single consumer instance."""
     name: str

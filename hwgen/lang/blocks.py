@@ -39,7 +39,8 @@ class BlockLowerer:
             tensor = self.tensors[name]
             tensor.use("read")
             ttype = tensor.type
-            element = lambda idx: Read(tensor.name, idx, loc=self.p.loc(stmt))  # noqa: E731
+            element = lambda idx: Read(tensor.name, self.global_index(tensor, idx),  # noqa
+                                       loc=self.p.loc(stmt))
         else:
             self.error(f"stream '{chan}' carries blocks {block!r}: put a local array or a "
                        f"tensor of that type, like `{chan.split('[')[0]}.put(buf)`", stmt)

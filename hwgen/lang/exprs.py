@@ -9,7 +9,7 @@ import ast
 import inspect
 
 from ..ir.graph import (BINARY, ArrayRead, BinOp, Channel, Const, Get, LoopIndex, Neg, Read,
-                        Select, Slice, VarRef, subexprs)
+                        Select, Slice, TensorView, VarRef, subexprs)
 from ..ir.layout import index_bounds
 from ..ir.types import StreamType
 from .helpers import HelperInliner
@@ -214,7 +214,7 @@ class ExprLowerer(NumericLowerer, HelperInliner):
                 raise NotConst()
             tensor = self.tensors[base]
             tensor.use("read")
-            return Read(tensor.name, self.index(tensor.name, tensor.shape, node.slice, node),
+            return Read(tensor.name, self.tensor_index(tensor, node.slice, node),
                         loc=self.p.loc(node))
         if base in self.arrays:
             if const_only:
@@ -304,6 +304,18 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         if not 0 <= start < stop <= width:
             self.error(f"bit slice [{start}:{stop}] is outside '{base}' ({width} bits)", node)
         return start, stop
+
+    def tensor_index(self, tensor, sl, node):
+        """The index into ``tensor`` (or a shard view of it) of ``tensor[sl]``."""
+        return self.global_index(tensor, self.index(tensor.name, tensor.shape, sl, node))
+
+    def global_index(self, tensor, index):
+        """``index`` into a shard view as an index into its whole tensor."""
+        if not isinstance(tensor, TensorView):
+            return index
+        return tuple(i if not off else Const(i.value + off) if isinstance(i, Const)
+                     else BinOp("+", i, Const(off))
+                     for i, off in zip(index, tensor.offsets(self.pid)))
 
     def index(self, name, shape, sl, node):
         """The affine index tuple of ``name[sl]``, checked against ``shape``."""

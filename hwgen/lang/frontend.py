@@ -13,7 +13,7 @@ import textwrap
 import warnings
 
 from ..errors import HwgenError, HwgenWarning
-from ..ir.graph import Graph, Tensor
+from ..ir.graph import Graph, Tensor, TensorView
 from ..ir.types import IntType, StreamType, TensorType
 from .body import TaskLowerer
 from .exprs import is_call_to
@@ -233,9 +233,9 @@ class _RegionParser:
                     self.error(f"task parameter '{arg.arg}' is not a tensor of the region "
                                f"(tensors: {', '.join(tensors) or 'none'})", arg)
             return grid, tensors
-        return grid, self.bound_params(fn, args, tensors)
+        return grid, self.bound_params(fn, args, tensors, grid)
 
-    def bound_params(self, fn, args, tensors):
+    def bound_params(self, fn, args, tensors, grid):
         """Allo's ``@df.kernel(args=[A, B]) def k(local_A: T[...], local_B: T[...])``: each
         parameter names the region tensor at its position; it has that tensor's type."""
         if not isinstance(args, (ast.List, ast.Tuple)) or \
@@ -249,16 +249,31 @@ class _RegionParser:
         visible = {}
         for param, arg in zip(params, args.elts):
             tensor = tensors[arg.id]
-            if param.annotation is not None:
-                ptype = self.eval_const(param.annotation, "a tensor type")
-                if not isinstance(ptype, TensorType) or ptype.dtype != tensor.dtype or \
-                        tuple(ptype.shape) != tuple(tensor.shape):
-                    self.error(f"parameter '{param.arg}' is declared {ptype!r} but is bound to "
-                               f"tensor '{arg.id}' of type {tensor.dtype!r}"
-                               f"{list(tensor.shape)}; declare it with the tensor's type (a "
-                               "shard-local view, a smaller shape, is not supported yet)", param)
             visible[param.arg] = tensor
+            if param.annotation is None:
+                continue
+            ptype = self.eval_const(param.annotation, "a tensor type")
+            if not isinstance(ptype, TensorType) or ptype.dtype != tensor.dtype or \
+                    tuple(ptype.shape) != tuple(tensor.shape):
+                self.error(f"parameter '{param.arg}' is declared {ptype!r} but is bound to "
+                           f"tensor '{arg.id}' of type {tensor.dtype!r}{list(tensor.shape)}; "
+                           "declare it with the tensor's type (with `@ Layout(...)` it is "
+                           "the instance's shard, indexed from 0)", param)
+            if ptype.layout is not None:
+                visible[param.arg] = self.shard_view(param, tensor, ptype.layout, grid)
         return visible
+
+    def shard_view(self, param, tensor, layout, grid):
+        """Allo's ``local_A: Ty[M, K] @ Ly``: the instance's shard of ``tensor``."""
+        if len(layout) != len(tensor.shape):
+            self.error(f"the layout of '{param.arg}' has {len(layout)} entries for "
+                       f"{len(tensor.shape)} dimensions", param)
+        for n, entry in zip(tensor.shape, layout):
+            axis = getattr(entry, "axis", None)
+            if axis is not None and (axis >= len(grid) or n % grid[axis]):
+                self.error(f"'{param.arg}' shards a dimension of {n} over grid axis {axis} "
+                           f"of a grid {list(grid)}: the axis must exist and divide it", param)
+        return TensorView(tensor, tuple(layout), grid)
 
 
 def _warn_unused_streams(graph, streams):

@@ -5,10 +5,14 @@ positive quiet NaN.
 Both units take a new pair of operands every enabled clock and give its result ``LATENCY``
 enabled clocks later (``en`` low freezes every stage, as the datapath stalls). The stages:
 
-- multiply: decode (hidden bits, exponent sum, special cases) | significand product (a DSP
-  block's own multiplier) | leading-zero count and the normalising shift | round and pack;
-- add: decode and order by magnitude | align the smaller significand (sticky bit) | add or
-  subtract | normalise | round and pack.
+- multiply: decode (hidden bits, exponent sum, special cases) | partial products (DSP
+  blocks) | their sum | leading and trailing zeros of the product | the shift amount (and the
+  sticky bit, from the trailing zeros) | the normalising shift | round and pack;
+- add: decode, order by magnitude, trailing zeros of the smaller significand | align it (the
+  sticky bit from its trailing zeros) | add or subtract | leading zeros | normalise | round
+  and pack.
+
+The stage counts are ``schedule.levels.FLOAT_STAGES``.
 
 Formats are ``ir.types.FloatType`` (float32, bfloat16, float16).
 """
@@ -50,6 +54,17 @@ def _leading_zeros(m, value, name):
     return lz
 
 
+def _trailing_zeros(m, value, name):
+    """Trailing zeros of ``value`` (its width when it is zero), as a priority encoder."""
+    width = len(value)
+    tz = Signal(range(width + 1), name=name)
+    m.d.comb += tz.eq(width)
+    for i in reversed(range(width)):    # the lowest set bit assigns last and wins
+        with m.If(value[i]):
+            m.d.comb += tz.eq(i)
+    return tz
+
+
 def _round_pack(m, f, sig, guard, sticky, exp, name):
     """The magnitude of a result: ``sig`` (``f.p`` bits, hidden bit on top when normal) with
     biased exponent ``exp`` (0 for a subnormal), rounded to nearest even on the bits below
@@ -78,34 +93,51 @@ class FloatMultiplier(wiring.Component):
         stage = _Stages(m, self.en)
         nan = a["nan"] | b["nan"] | (a["inf"] & b["zero"]) | (b["inf"] & a["zero"])
         # 1: decoded operands; the exponent the product has when its top bit is set.
+        width = 2 * f.p
         s1 = stage.next(sig_a=a["sig"], sig_b=b["sig"], sign=a["sign"] ^ b["sign"], nan=nan,
                         inf=~nan & (a["inf"] | b["inf"]), zero=~nan & (a["zero"] | b["zero"]),
                         exp=(a["exp"] + b["exp"] - f.bias + 1).as_signed())
-        # 2: the significand product, 2p bits.
-        s2 = stage.next(prod=s1.sig_a * s1.sig_b, **s1.keep("sign", "nan", "inf", "zero", "exp"))
-        # 3: normalise: shift left by the leading zeros, but not below the smallest exponent
-        # (a subnormal result); shift right (collecting a sticky bit) when even that is too small.
-        lz = _leading_zeros(m, s2.prod, "mul_lz")
-        shift = Signal(signed(len(s2.exp) + 1), name="mul_shift")
-        m.d.comb += shift.eq(Mux(lz < s2.exp - 1, lz, s2.exp - 1))
-        width = 2 * f.p
-        left_by, right_by = Signal(range(width + 1)), Signal(range(width + 1))
-        m.d.comb += [left_by.eq(Mux(shift >= 0, shift, 0)),
-                     right_by.eq(Mux(shift >= 0, 0, Mux(-shift > width, width, -shift)))]
-        left = (s2.prod << left_by)[:width]
-        wide = Cat(Const(0, width), s2.prod) >> right_by
-        shifted = Mux(shift >= 0, left, wide[width:])
-        lost = Mux(shift >= 0, 0, wide[:width] != 0)
-        exp = Mux(shifted[-1], s2.exp - shift, 0)
-        s3 = stage.next(sig=shifted[f.p:], guard=shifted[f.p - 1],
-                        sticky=(shifted[:f.p - 1] != 0) | lost,
+        # 2, 3: the significand product, 2p bits: from four partial products where the
+        # significand is wider than a DSP block's operand (float32), so that no path crosses
+        # the blocks and the adders after them in one cycle. Meanwhile, how far right a product
+        # below the smallest exponent must shift (a subnormal result).
+        right_by = Signal(range(width + 1), name="mul_right")
+        m.d.comb += right_by.eq(Mux(s1.exp < 1, Mux(1 - s1.exp > width, width, 1 - s1.exp), 0))
+        flags = dict(s1.keep("sign", "nan", "inf", "zero", "exp"), under=s1.exp < 1,
+                     right_by=right_by)
+        if f.p > 18:
+            h = (f.p + 1) // 2
+            lo_a, hi_a, lo_b, hi_b = s1.sig_a[:h], s1.sig_a[h:], s1.sig_b[:h], s1.sig_b[h:]
+            s2 = stage.next(ll=lo_a * lo_b, lh=lo_a * hi_b, hl=hi_a * lo_b, hh=hi_a * hi_b,
+                            **flags)
+            prod = s2.ll + ((s2.lh + s2.hl) << h) + (s2.hh << 2 * h)
+        else:
+            s2 = stage.next(prod=s1.sig_a * s1.sig_b, **flags)
+            prod = s2.prod
+        s3 = stage.next(prod=prod[:width], **s2.keep(*flags))
+        # 4: leading and trailing zeros of the product.
+        s4 = stage.next(lz=_leading_zeros(m, s3.prod, "mul_lz"),
+                        tz=_trailing_zeros(m, s3.prod, "mul_tz"), **s3.keep("prod", *flags))
+        # 5: the normalising shift: left by the leading zeros, but not below the smallest
+        # exponent; right (exponent below 1) by how far it is below; the trailing zeros say
+        # whether any one bit ends up below the guard bit (sticky).
+        left_by = Signal(range(width + 1), name="mul_left")
+        m.d.comb += left_by.eq(Mux(s4.under, 0, Mux(s4.lz < s4.exp - 1, s4.lz, s4.exp - 1)))
+        shift = Mux(s4.under, s4.exp - 1, left_by)
+        s5 = stage.next(left_by=left_by, shift=shift, sticky=s4.tz < f.p - 1 - shift,
+                        **s4.keep("prod", "right_by", "under", "sign", "nan", "inf", "zero",
+                                  "exp"))
+        # 6: shift.
+        shifted = Mux(s5.under, s5.prod >> s5.right_by, (s5.prod << s5.left_by)[:width])
+        exp = Mux(shifted[-1], s5.exp - s5.shift, 0)
+        s6 = stage.next(sig=shifted[f.p:], guard=shifted[f.p - 1],
                         exp=Mux(exp >= f.emax, f.emax, exp)[:f.e + 1],
-                        **s2.keep("sign", "nan", "inf", "zero"))
-        # 4: round and pack, or the special result.
-        mag = _round_pack(m, f, s3.sig, s3.guard, s3.sticky, s3.exp, "mul")
-        mag = Mux(s3.inf, f.inf, Mux(s3.zero, 0, mag))
-        s4 = stage.next(result=Mux(s3.nan, f.nan, Cat(mag, s3.sign)))
-        m.d.comb += self.result.eq(s4.result)
+                        **s5.keep("sticky", "sign", "nan", "inf", "zero"))
+        # 7: round and pack, or the special result.
+        mag = _round_pack(m, f, s6.sig, s6.guard, s6.sticky, s6.exp, "mul")
+        mag = Mux(s6.inf, f.inf, Mux(s6.zero, 0, mag))
+        s7 = stage.next(result=Mux(s6.nan, f.nan, Cat(mag, s6.sign)))
+        m.d.comb += self.result.eq(s7.result)
         assert stage.count == self.LATENCY
         return m
 
@@ -133,6 +165,8 @@ class FloatAdder(wiring.Component):
         # 1: ordered by magnitude; specials decided.
         s1 = stage.next(big_sig=big["sig"], big_exp=big["exp"], sign=big["sign"],
                         small_sig=small["sig"], diff=big["exp"] - small["exp"],
+                        small_tz=Mux(swap, _trailing_zeros(m, a["sig"], "add_tz_a"),
+                                     _trailing_zeros(m, b["sig"], "add_tz_b")),
                         sub=a["sign"] != b["sign"], nan=nan, inf=~nan & (a["inf"] | b["inf"]),
                         inf_sign=Mux(a["inf"], a["sign"], b["sign"]),
                         zeros=a["zero"] & b["zero"], zeros_sign=a["sign"] & b["sign"])
@@ -140,32 +174,35 @@ class FloatAdder(wiring.Component):
         p3 = f.p + 3
         by = Signal(range(p3 + 1), name="add_align")
         m.d.comb += by.eq(Mux(s1.diff > p3, p3, s1.diff))
-        wide = Cat(Const(0, p3), s1.small_sig) >> by
-        aligned = Cat(wide[f.p:f.p + 1] | (wide[:f.p] != 0), wide[f.p + 1:f.p + p3])
+        shifted = Cat(Const(0, 3), s1.small_sig) >> by
+        aligned = Cat(shifted[0] | (s1.small_tz + 3 < by), shifted[1:])
         flags = ("sign", "sub", "nan", "inf", "inf_sign", "zeros", "zeros_sign")
         s2 = stage.next(big=Cat(Const(0, 3), s1.big_sig), small=aligned,
                         **s1.keep("big_exp", *flags))
         # 3: sum or difference (never negative: |big| >= |small|), p + 4 bits.
         total = Mux(s2.sub, s2.big - s2.small, s2.big + s2.small)[:p3 + 1]
         s3 = stage.next(total=total, **s2.keep("big_exp", *flags))
-        # 4: normalise: a carry shifts right once; cancellation shifts left, not below the
-        # smallest exponent.
+        # 4: how far to normalise: a carry shifts right once; cancellation shifts left by the
+        # leading zeros, not below the smallest exponent.
         lz = _leading_zeros(m, s3.total[:p3], "add_lz")
-        carry = s3.total[p3]
         shift = Signal(range(p3 + 1), name="add_shift")
         m.d.comb += shift.eq(Mux(lz < s3.big_exp - 1, lz, s3.big_exp - 1))
-        norm = Mux(carry, Cat(s3.total[0] | s3.total[1], s3.total[2:]),
-                   (s3.total << shift)[:p3])
-        exp = Mux(carry, s3.big_exp + 1, Mux(norm[p3 - 1], s3.big_exp - shift, 0))
-        s4 = stage.next(sig=norm[3:], guard=norm[2], sticky=norm[1] | norm[0],
-                        exp=exp[:f.e + 1], exact_zero=s3.total == 0, **s3.keep(*flags))
-        # 5: round and pack, or the special result (an exact zero is +0 unless both were -0).
-        mag = _round_pack(m, f, s4.sig, s4.guard, s4.sticky, s4.exp, "add")
-        result = Mux(s4.exact_zero, Cat(Const(0, f.e + f.m), s4.zeros & s4.zeros_sign),
-                     Cat(mag, s4.sign))
-        result = Mux(s4.inf, Cat(Const(f.inf, f.e + f.m), s4.inf_sign), result)
-        s5 = stage.next(result=Mux(s4.nan, f.nan, result))
-        m.d.comb += self.result.eq(s5.result)
+        s4 = stage.next(shift=shift,
+                        **s3.keep("total", "big_exp", *flags))
+        # 5: normalise.
+        carry = s4.total[p3]
+        norm = Mux(carry, Cat(s4.total[0] | s4.total[1], s4.total[2:]),
+                   (s4.total << s4.shift)[:p3])
+        exp = Mux(carry, s4.big_exp + 1, Mux(norm[p3 - 1], s4.big_exp - s4.shift, 0))
+        s5 = stage.next(sig=norm[3:], guard=norm[2], sticky=norm[1] | norm[0],
+                        exp=exp[:f.e + 1], exact_zero=s4.total == 0, **s4.keep(*flags))
+        # 6: round and pack, or the special result (an exact zero is +0 unless both were -0).
+        mag = _round_pack(m, f, s5.sig, s5.guard, s5.sticky, s5.exp, "add")
+        result = Mux(s5.exact_zero, Cat(Const(0, f.e + f.m), s5.zeros & s5.zeros_sign),
+                     Cat(mag, s5.sign))
+        result = Mux(s5.inf, Cat(Const(f.inf, f.e + f.m), s5.inf_sign), result)
+        s6 = stage.next(result=Mux(s5.nan, f.nan, result))
+        m.d.comb += self.result.eq(s6.result)
         assert stage.count == self.LATENCY
         return m
 

@@ -127,7 +127,7 @@ def test_kernel_arguments_are_checked():
             for i in range(2):
                 y[i] = x[i]
 
-    with pytest.raises(HwgenError, match="shard-local view"):
+    with pytest.raises(HwgenError, match="it is the instance.s shard, indexed from 0"):
         df.build(top2, target="simulator")
 
 
@@ -266,3 +266,39 @@ def test_slices_and_accumulating_into_a_tensor():
     from hwgen.schedule import schedule
     with pytest.raises(HwgenError, match="'c' is read and written|'C' is read and written"):
         schedule(mod.graph)
+
+
+def test_a_parameter_with_a_layout_is_the_instances_shard():
+    M, N, K, P0, P1 = 4, 6, 3, 2, 3
+    LyA = Layout([Layout.Shard(0), Layout.Replicate()])
+    LyB = Layout([Layout.Replicate(), Layout.Shard(1)])
+    LyC = Layout([Layout.Shard(0), Layout.Shard(1)])
+
+    @df.region()
+    def top(A: int8[M, K], B: int8[K, N], C: int32[M, N]):
+        @df.kernel(mapping=[P0, P1], args=[A, B, C])
+        def gemm(a: int8[M, K] @ LyA, b: int8[K, N] @ LyB, c: int32[M, N] @ LyC):
+            for i, j in allo.grid(M // P0, N // P1):     # local indices of the shard
+                acc: int32 = 0
+                for k in range(K):
+                    acc += a[i, k] * b[k, j]
+                c[i, j] = acc
+
+    rng = np.random.default_rng(4)
+    A = rng.integers(-128, 128, (M, K)).astype(np.int8)
+    B = rng.integers(-128, 128, (K, N)).astype(np.int8)
+    C = np.zeros((M, N), np.int32)
+    mod = df.build(top, target="simulator")
+    mod(A, B, C)
+    assert np.array_equal(C, A.astype(np.int32) @ B.astype(np.int32))
+    assert repr(mod.graph.tensors["C"].type) == "int32[4, 6] @ [S(0), S(1)]"
+
+    @df.region()
+    def outside(A: int8[M, K], C: int32[M, N]):
+        @df.kernel(mapping=[P0, P1], args=[A, C])
+        def k(a: int8[M, K] @ LyA, c: int32[M, N] @ LyC):
+            for i, j in allo.grid(M // P0, N // P1):
+                c[i, j] = a[i + 1, 0]                     # row M // P0 is not in the shard
+
+    with pytest.raises(HwgenError, match=r"index i \+ 1 of 'A' takes values 1..2, outside 0..1"):
+        df.build(outside, target="simulator")
