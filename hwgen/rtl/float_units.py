@@ -119,20 +119,21 @@ class FloatMultiplier(wiring.Component):
         s4 = stage.next(lz=_leading_zeros(m, s3.prod, "mul_lz"),
                         tz=_trailing_zeros(m, s3.prod, "mul_tz"), **s3.keep("prod", *flags))
         # 5: the normalising shift: left by the leading zeros, but not below the smallest
-        # exponent; right (exponent below 1) by how far it is below; the trailing zeros say
-        # whether any one bit ends up below the guard bit (sticky).
+        # exponent; right (exponent below 1) by how far it is below.
         left_by = Signal(range(width + 1), name="mul_left")
         m.d.comb += left_by.eq(Mux(s4.under, 0, Mux(s4.lz < s4.exp - 1, s4.lz, s4.exp - 1)))
         shift = Mux(s4.under, s4.exp - 1, left_by)
-        s5 = stage.next(left_by=left_by, shift=shift, sticky=s4.tz < f.p - 1 - shift,
-                        **s4.keep("prod", "right_by", "under", "sign", "nan", "inf", "zero",
-                                  "exp"))
-        # 6: shift.
+        normal = ~s4.under & (s4.lz < s4.exp) & (s4.lz < width)    # the top bit lands
+        s5 = stage.next(left_by=left_by, shift=shift, normal=normal,
+                        **s4.keep("prod", "tz", "right_by", "under", "sign", "nan", "inf",
+                                  "zero", "exp"))
+        # 6: shift; the trailing zeros say whether any one bit ends up below the guard bit.
         shifted = Mux(s5.under, s5.prod >> s5.right_by, (s5.prod << s5.left_by)[:width])
-        exp = Mux(shifted[-1], s5.exp - s5.shift, 0)
+        exp = Mux(s5.normal, s5.exp - s5.shift, 0)
         s6 = stage.next(sig=shifted[f.p:], guard=shifted[f.p - 1],
+                        sticky=s5.tz < f.p - 1 - s5.shift,
                         exp=Mux(exp >= f.emax, f.emax, exp)[:f.e + 1],
-                        **s5.keep("sticky", "sign", "nan", "inf", "zero"))
+                        **s5.keep("sign", "nan", "inf", "zero"))
         # 7: round and pack, or the special result.
         mag = _round_pack(m, f, s6.sig, s6.guard, s6.sticky, s6.exp, "mul")
         mag = Mux(s6.inf, f.inf, Mux(s6.zero, 0, mag))

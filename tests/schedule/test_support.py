@@ -61,3 +61,37 @@ def test_the_interpreter_runs_it_hardware_refuses_it_at_the_line(make, message):
     with pytest.raises(HwgenError, match=message) as e:
         schedule(graph)
     assert e.value.loc[1] == line
+
+
+def _programs():
+    import glob
+    from tests.conftest import ROOT
+    return sorted(glob.glob(f"{ROOT}/tests/programs/*.py") +
+                  glob.glob(f"{ROOT}/tests/programs/bad/*.py"))
+
+
+@pytest.mark.filterwarnings("ignore::hwgen.HwgenWarning")
+@pytest.mark.parametrize("path", _programs(), ids=lambda p: p.split("programs/")[-1])
+def test_what_the_interpreter_runs_builds_or_is_refused_before_the_generator(path):
+    """One rule: a program the checks and the interpreter accept either becomes hardware
+    (its RTL elaborates) or is refused by the schedule (``schedule.support`` and the timing
+    rules) at a line of the program, never by the hardware generator."""
+    import traceback
+    from amaranth.back import rtlil
+    from hwgen.pipeline import load_design
+    from hwgen.rtl.top import Top
+    from hwgen.schedule import plan
+    from tests.conftest import random_inputs
+    try:
+        graph = load_design(path)
+        run(graph, random_inputs(graph, 1))
+    except HwgenError:
+        return                      # refused by the language: not this rule's concern
+    try:
+        built = plan(graph)
+    except HwgenError as e:
+        assert e.loc is not None and e.loc[0] == path, str(e)
+        where = traceback.extract_tb(e.__traceback__)[-1].filename
+        assert "/hwgen/schedule/" in where, where
+        return
+    rtlil.convert(Top(built))
