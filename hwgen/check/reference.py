@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import HwgenError
+from ..ir import floats
 from ..ir.interp import run
+from ..ir.types import FloatType
 
 
 @dataclass
@@ -56,6 +58,7 @@ def call_reference(reference, graph, inputs):
     if missing:
         raise HwgenError(f"reference() takes {', '.join(missing)}, which is neither an input "
                          f"tensor ({', '.join(inputs)}) nor a size of the design")
+    kwargs = {k: _as_values(graph, k, v) for k, v in kwargs.items()}
     try:
         result = reference(**kwargs)
     except Exception as e:
@@ -67,17 +70,36 @@ def call_reference(reference, graph, inputs):
     return {name: np.asarray(value) for name, value in result.items()}
 
 
-def differences(name, got, want, limit=3):
+def _as_values(graph, name, value):
+    """A float tensor's bit patterns as the float values ``reference()`` computes with."""
+    t = graph.tensors.get(name)
+    if t is not None and isinstance(t.dtype, FloatType):
+        return floats.from_bits(value, t.dtype)
+    return value
+
+
+def differences(name, got, want, limit=3, dtype=None):
     """Text naming the first ``limit`` indices where ``got`` (the program) and ``want`` (the
-    reference) differ, or None when they are equal."""
+    reference) differ, or None when they are equal. For a float ``dtype``, ``got`` holds bit
+    patterns and ``want`` values: equal when the bits are, or when both are NaN."""
     if got.shape != want.shape:
         return f"output '{name}': reference() gives shape {list(want.shape)}, the program " \
                f"{list(got.shape)}"
-    where = np.argwhere(got != want)
+    if isinstance(dtype, FloatType):
+        got_values = floats.from_bits(got, dtype)
+        want_values = np.asarray(want, dtype=np.float64)
+        same = (got == floats.to_bits(want_values, dtype)) | \
+            (np.isnan(got_values) & np.isnan(want_values))
+        got, want = got_values, want_values.astype(got_values.dtype)
+        where = np.argwhere(~same)
+    else:
+        where = np.argwhere(got != want)
     if not len(where):
         return None
-    shown = ", ".join(f"{name}{list(map(int, i))}: program {int(got[tuple(i)])}, reference "
-                      f"{int(want[tuple(i)])}" for i in where[:limit])
+    def text(v):
+        return repr(float(v)) if isinstance(dtype, FloatType) else str(int(v))
+    shown = ", ".join(f"{name}{list(map(int, i))}: program {text(got[tuple(i)])}, reference "
+                      f"{text(want[tuple(i)])}" for i in where[:limit])
     return f"output '{name}' differs in {len(where)} of {got.size} elements; first {shown}"
 
 
@@ -90,7 +112,8 @@ def check_reference(graph, reference, cases, outputs=None):
         want = call_reference(reference, graph, inputs)
         got = outputs[k] if outputs is not None else run(graph, inputs)
         for name in got:
-            text = differences(name, np.asarray(got[name]), want[name])
+            text = differences(name, np.asarray(got[name]), want[name],
+                               dtype=graph.tensors[name].dtype)
             if text:
                 report.failures.append(f"{label}: {text}")
     return report

@@ -12,9 +12,9 @@ import operator
 
 from amaranth.hdl import Cat, Const, Mux, Signal
 
-from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, FloatOp, Get, LoopIndex,
-                        Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef, Write,
-                        stmt_exprs, Const as IRConst)
+from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Convert, FloatOp, Get,
+                        LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef,
+                        Write, stmt_exprs, Const as IRConst)
 from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
@@ -131,7 +131,7 @@ class Member:
             return Staged(self.regs[e.name], self.levels.var[e.name])
         kinds = {Get: self._get, Read: self._read, BinOp: self._binop, Neg: self._neg,
                  Slice: self._slice, Select: self._select, SetSlice: self._set_slice,
-                 ArrayRead: self._array_read, FloatOp: self._float_op}
+                 ArrayRead: self._array_read, FloatOp: self._float_op, Convert: self._widen}
         return kinds[type(e)](e, env)
 
     # -- expressions ----------------------------------------------------------------------------
@@ -196,6 +196,14 @@ class Member:
         self.m.submodules[f"{self.prefix}__float{self.products}"] = unit
         self.m.d.comb += [unit.a.eq(x), unit.b.eq(y), unit.en.eq(self.build.en)]
         return Staged(unit.result, lvl + unit.LATENCY)
+
+    def _widen(self, e, env):
+        """bfloat16 -> float32 (the only conversion ``schedule.support`` lets through): the
+        bits with 16 zero fraction bits below."""
+        a = self.emit(e.operand, env)
+        if isinstance(a, int):
+            return a << 16
+        return Staged(Cat(Const(0, 16), self.at(a, level_of(a))), level_of(a))
 
     def _neg(self, e, env):
         a = self.emit(e.operand, env)

@@ -9,8 +9,9 @@ combinationally; a memory's read address goes out one level earlier and its read
 transparent to the write).
 """
 from ..errors import HwgenError
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, FloatOp, Get, LoopIndex, Neg,
-                        Put, Read, Select, SetSlice, Slice, VarRef, Write, stmt_exprs)
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, FloatOp, Get,
+                        LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, VarRef, Write,
+                        stmt_exprs)
 from ..ir.layout import array_in_memory
 
 # A tensor read takes three stages: the synchronous memory read, a register on the read data
@@ -114,7 +115,7 @@ class Levels:
         if isinstance(e, FloatOp):
             operands = [e.lhs] if e.rhs is None else [e.lhs, e.rhs]
             return max(self.level(x, env) for x in operands) + FLOAT_STAGES.get(e.op, 0)
-        if isinstance(e, (Neg, Slice)):
+        if isinstance(e, (Neg, Slice, Convert)):
             return self.level(e.operand, env)
         if isinstance(e, SetSlice):
             return max(self.level(e.operand, env), self.level(e.value, env))

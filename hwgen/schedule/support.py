@@ -55,17 +55,24 @@ def _one_op_per_stream(inst):
                 seen.add((op, channel))
 
 
+def widens(convert):
+    """Whether a ``Convert`` is bfloat16 -> float32: the same value with 16 more fraction bits,
+    which hardware builds as wiring."""
+    return getattr(convert.src, "name", None) == "bfloat16" and convert.dst.name == "float32"
+
+
 def _float_support(inst):
     """Hardware has float multiply, add, subtract, comparisons, negation and absolute value
-    (``rtl.float_units``); not yet division, conversions, or a float value updated from
-    itself every iteration (its adder takes ``FLOAT_STAGES`` cycles, not one)."""
+    (``rtl.float_units``) and widens bfloat16 to float32; not yet division, other
+    conversions, or a float value updated from itself every iteration (its adder takes
+    ``FLOAT_STAGES`` cycles, not one)."""
     for seg in inst.segments:
         for stmt in seg.body:
             for e in stmt_exprs(stmt):
                 what = None
                 if isinstance(e, FloatOp) and e.op == "/":
                     what = f"float division ({e.fmt.name})"
-                if isinstance(e, Convert):
+                if isinstance(e, Convert) and not widens(e):
                     what = f"a conversion {getattr(e.src, 'name', 'integer')} -> {e.dst.name}"
                 if what:
                     raise HwgenError(

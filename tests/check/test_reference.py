@@ -64,3 +64,11 @@ def test_a_broken_reference_is_a_clear_error(reference, words):
     with pytest.raises(HwgenError) as e:
         check_reference(graph, reference, reference_cases(graph, 0))
     assert words in str(e.value)
+
+
+def test_float_outputs_compare_bit_for_bit_and_nan_as_nan():
+    from hwgen.ir.types import float32
+    bits = np.array([0x3FC00000, 0x7FC00000, 0x80000000])        # 1.5, NaN, -0.0
+    assert differences("y", bits, np.array([1.5, np.nan, -0.0]), dtype=float32) is None
+    text = differences("y", bits, np.array([1.5, 2.0, 0.0]), dtype=float32)
+    assert "differs in 2 of 3" in text and "program nan, reference 2.0" in text
