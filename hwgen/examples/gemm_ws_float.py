@@ -10,8 +10,7 @@ The sums are added in k order, as ``reference`` does in numpy float32.
 import numpy as np
 
 import hwgen
-from hwgen import R, S, Stream
-from hwgen.ir.types import bfloat16, float32
+from hwgen import R, S, Stream, bfloat16, float32
 
 TEST_SIZES = [{"M": 6, "N": 3, "K": 4, "BITS": 32}, {"M": 5, "N": 2, "K": 3, "BITS": 16}]
 

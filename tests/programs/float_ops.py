@@ -2,8 +2,7 @@
 absolute value, max/min and float constants, in float32 and bfloat16, on every element of
 random bit patterns (NaNs, infinities, subnormals and signed zeros among them)."""
 import hwgen
-from hwgen import Stream
-from hwgen.ir.types import bfloat16, float32
+from hwgen import Stream, bfloat16, float32
 
 
 def build(N: int = 6):
