@@ -5,6 +5,7 @@ The submodules mirror Allo's module paths (``hwgen.allo.dataflow``, ``hwgen.allo
 means changing its import lines only. Programs lower to the same task graph as hwgen's own
 language; there is no second compiler.
 """
+from ..errors import HwgenError
 from ..lang import get_pid, meta_elif, meta_else, meta_for, meta_if
 from . import dataflow
 from .ir.types import *  # noqa: F401,F403
@@ -12,7 +13,7 @@ from .ir.types import *  # noqa: F401,F403
 
 def grid(*sizes):
     """``for i, j in allo.grid(M, N):`` inside a kernel: a loop nest, one loop per size."""
-    raise dataflow.HwgenError("allo.grid() only has a meaning as the range of a for loop inside "
+    raise HwgenError("allo.grid() only has a meaning as the range of a for loop inside "
                               "a kernel, which hwgen compiles instead of running")
 
 

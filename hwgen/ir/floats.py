@@ -76,6 +76,16 @@ def negate(a, fmt):
     return (int(a) ^ (1 << (fmt.bits - 1))) & ((1 << fmt.bits) - 1)
 
 
+def evaluate(op, a, b, fmt):
+    """A ``FloatOp``'s value: ``neg`` and ``abs`` (``b`` None) on the sign bit, else
+    ``operate``."""
+    if op == "neg":
+        return negate(a, fmt)
+    if op == "abs":
+        return int(a) & ((1 << (fmt.bits - 1)) - 1)
+    return operate(op, a, b, fmt)
+
+
 def convert(value, src, dst):
     """``value`` of type ``src`` (a ``FloatType``, or None for an integer) as type ``dst``."""
     if src is None:

@@ -106,10 +106,8 @@ class _Machine:
             return -(yield from self.eval(e.operand, env, idx))
         if isinstance(e, FloatOp):
             a = yield from self.eval(e.lhs, env, idx)
-            if e.rhs is None:
-                return floats.negate(a, e.fmt) if e.op == "neg" else \
-                    a & ((1 << (e.fmt.bits - 1)) - 1)
-            return floats.operate(e.op, a, (yield from self.eval(e.rhs, env, idx)), e.fmt)
+            b = None if e.rhs is None else (yield from self.eval(e.rhs, env, idx))
+            return floats.evaluate(e.op, a, b, e.fmt)
         if isinstance(e, Convert):
             return floats.convert((yield from self.eval(e.operand, env, idx)), e.src, e.dst)
         if isinstance(e, Slice):

@@ -180,9 +180,7 @@ class Member:
         a = self.emit(e.lhs, env)
         b = None if e.rhs is None else self.emit(e.rhs, env)
         if isinstance(a, int) and (b is None or isinstance(b, int)):
-            return floats.negate(a, e.fmt) if e.op == "neg" else \
-                a & ((1 << (e.fmt.bits - 1)) - 1) if e.op == "abs" else \
-                floats.operate(e.op, a, b, e.fmt)
+            return floats.evaluate(e.op, a, b, e.fmt)
         lvl = max(level_of(a), level_of(b))
         x, y = self.at(a, lvl), None if b is None else self.at(b, lvl)
         if e.op in ("neg", "abs"):

@@ -35,7 +35,9 @@ class _Format:
         self.nan = self.inf | 1 << (self.m - 1)             # the quiet NaN every op returns
 
     def decode(self, x):
-        """``(sign, exponent, fraction, significand, effective exponent, nan, inf, zero)``."""
+        """The fields of bit pattern ``x``: ``sign``, ``mag`` (all but the sign), ``sig`` (the
+        significand with its hidden bit), ``exp`` (the effective exponent: 1 for a subnormal)
+        and the flags ``nan``, ``inf``, ``zero``."""
         frac, exp, sign = x[:self.m], x[self.m:self.m + self.e], x[-1]
         normal = exp != 0
         return dict(sign=sign, mag=x[:-1], sig=Cat(frac, normal), exp=Mux(normal, exp, 1),
@@ -246,7 +248,6 @@ class _Stages:
 class _Stage:
     def __init__(self, regs):
         self.__dict__.update(regs)
-        self._names = list(regs)
 
     def keep(self, *names):
         """These registers, to carry into the next stage unchanged."""
