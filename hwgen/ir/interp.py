@@ -11,7 +11,7 @@ from collections import deque
 import numpy as np
 
 from ..errors import HwgenError
-from . import floats
+from . import accumulate, floats
 from .graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, FloatOp, Get,
                     LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef, Write,
                     pred_holds)
@@ -57,6 +57,7 @@ class _Machine:
         # Locals and local arrays start undefined in every problem, as in hardware.
         env = {name: [None] * math.prod(t.shape) for name, t in inst.arrays.items()}
         env[".instance"] = inst
+        env[".sums"] = {var: None for var in accumulate.accumulators(inst)}
         for seg in inst.segments:
             for idx in itertools.product(*(range(t) for t in seg.trips)):
                 for stmt in seg.body:
@@ -65,6 +66,9 @@ class _Machine:
                     yield from self.exec_stmt(inst, stmt, env, idx)
 
     def exec_stmt(self, inst, stmt, env, idx):
+        if isinstance(stmt, Assign) and stmt.var in env[".sums"]:
+            yield from self.accumulate(inst, stmt, env, idx)
+            return
         value = yield from self.eval(stmt.value, env, idx)
         if isinstance(stmt, Assign):
             env[stmt.var] = inst.vars[stmt.var].wrap(value)
@@ -85,6 +89,23 @@ class _Machine:
             flat = yield from self.flat_index(inst, stmt.array, stmt.index, env, idx)
             env[stmt.array][flat] = inst.arrays[stmt.array].dtype.wrap(value)
 
+    def accumulate(self, inst, stmt, env, idx):
+        """An assignment to a float accumulator (``ir.accumulate``): an update adds its term
+        to one partial sum, any other assignment starts the sums."""
+        update = accumulate.update_of(stmt, inst.vars)
+        fmt = inst.vars[stmt.var]
+        if update is None:
+            value = yield from self.eval(stmt.value, env, idx)
+            env[".sums"][stmt.var] = [accumulate.start(fmt.wrap(value), fmt), 0]
+            return
+        term = yield from self.eval(update.term, env, idx)
+        state = env[".sums"][stmt.var]
+        if state is None:       # updated before any other assignment: the checks refuse it
+            raise HwgenError(f"in task {inst.name}: '{stmt.var}' is updated before it is "
+                             "assigned", stmt.loc)
+        accumulate.add(state[0], state[1], term, fmt)
+        state[1] += 1
+
     def flat_index(self, inst, name, index, env, idx):
         flat = 0
         for i, n in zip(index, inst.arrays[name].shape):
@@ -97,6 +118,10 @@ class _Machine:
         if isinstance(e, LoopIndex):
             return idx[e.depth]
         if isinstance(e, VarRef):
+            state = env[".sums"].get(e.name)
+            if state is not None:
+                return accumulate.total(state[0][:accumulate.used(state[1])],
+                                        env[".instance"].vars[e.name])
             return env[e.name]
         if isinstance(e, BinOp):
             a = yield from self.eval(e.lhs, env, idx)

@@ -19,7 +19,9 @@ from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
 from ..ir import floats
+from ..ir.accumulate import LANES, accumulators, run_length, update_of
 from .arith import mul_const, named
+from .float_sum import FloatSum
 from .float_units import FloatAdder, FloatMultiplier, float_compare
 from .local_array import LocalArray
 from .multiply import multiply
@@ -77,6 +79,8 @@ class Member:
         self.segment = 0
         self.products = 0       # multiplies so far (each names its registers or DSP block)
         self.presets = []       # (var, value, delay-line tap): set before an iteration runs
+        self.sums = accumulators(self.inst)     # float accumulators (``rtl.float_sum``)
+        self.starts = {}        # accumulator -> its start statement and value
 
     def compile(self):
         """Compile every statement, then the loop-carried registers and local arrays."""
@@ -90,6 +94,8 @@ class Member:
                 self.memo.clear()
                 statement[type(s)](s, env)
             for var, v in env.items():
+                if var in self.sums:
+                    continue        # no register: its partial sums are in its adder
                 lvl = self.levels.var[var]
                 with self.m.If(self.build.en & self.cond((), lvl)):
                     self.m.d.sync += self.regs[var].eq(self.at(v, lvl))
@@ -247,6 +253,9 @@ class Member:
                   self.at(v, lvl))
 
     def _assign(self, s, env):
+        if s.var in self.sums:
+            self._float_sum(s, env)
+            return
         reg = Staged(self.regs[s.var], self.levels.var[s.var])
         before = self.skew + reg.level - 1          # the iteration, one stage before it reads
         if s.pred and isinstance(s.value, IRConst) and id(s) in self.unread and before >= 0:
@@ -265,6 +274,25 @@ class Member:
         w = Signal(self.regs[s.var].shape(), name=f"{self.prefix}__{s.var}_new")
         self.m.d.comb += w.eq(value)
         env[s.var] = Staged(w, lvl)
+
+    def _float_sum(self, s, env):
+        """An assignment to a float accumulator: its start (kept for the update), or its
+        update, which builds its ``FloatSum``; after that the accumulator reads as its total."""
+        update = update_of(s, self.inst.vars)
+        if update is None:
+            self.starts[s.var] = (s, self.emit(s.value, env))
+            return
+        begin, start = self.starts[s.var]
+        seg = self.inst.segments[self.segment]
+        lvl = self.levels.var[s.var]
+        unit = FloatSum(update.fmt, run_length(seg, s.var, self.inst.vars))
+        self.m.submodules[f"{self.prefix}__sum_{safe_name(s.var)}"] = unit
+        fresh = [self.cond(begin.pred, lvl + j) for j in range(1, LANES)]
+        self.m.d.comb += [unit.term.eq(self.at(self.emit(update.term, env), lvl)),
+                          unit.start.eq(self.at(start, lvl)),
+                          unit.first.eq(self.cond(begin.pred, lvl)),
+                          unit.fresh.eq(Cat(*fresh).any()), unit.en.eq(self.build.en)]
+        env[s.var] = Staged(unit.total, lvl + unit.LATENCY)
 
     def _put(self, s, env):
         build, m = self.build, self.m

@@ -9,6 +9,7 @@ combinationally; a memory's read address goes out one level earlier and its read
 transparent to the write).
 """
 from ..errors import HwgenError
+from ..ir.accumulate import LANES, accumulators, run_length, tree_depth, update_of
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, FloatOp, Get,
                         LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, VarRef, Write,
                         stmt_exprs)
@@ -33,7 +34,14 @@ MULT_STAGES = 4
 # count zeros | shift | round for an add (a leading-zero count, shift and sticky bit in one
 # stage ran the float32 multiplier at 38.6 MHz on ECP5); a comparison, a negation or an
 # absolute value is logic within its level.
-FLOAT_STAGES = {"*": 7, "+": 6, "-": 6}
+# An accumulation (``ir.accumulate``) keeps one partial sum per adder stage.
+FLOAT_STAGES = {"*": 7, "+": LANES, "-": LANES}
+
+
+def sum_stages(run):
+    """Levels from the term of a float accumulation that runs ``run`` updates to its total:
+    the add into a partial sum, then the pairwise adds of the sums used."""
+    return FLOAT_STAGES["+"] * (1 + tree_depth(min(run, LANES)))
 
 
 def is_runtime_product(e):
@@ -67,6 +75,7 @@ class Levels:
         self.inst = inst
         self.var = {v: 0 for v in inst.vars}
         self.arr = {a: int(array_in_memory(t)) for a, t in inst.arrays.items()}
+        self.sums = accumulators(inst)
         self._settle()
         self.puts, self.gets, self.writes = {}, {}, {}
         self.depth = 1
@@ -135,6 +144,9 @@ class Levels:
                     lead = int(array_in_memory(self.inst.arrays[e.array]))
                     arr[e.array] = max([arr[e.array]] +
                                        [self.level(i, env) + lead for i in e.index])
+            if isinstance(s, Assign) and s.var in self.sums:
+                levels.append(self._sum(seg, s, env))
+                continue
             lv = self.level(s.value, env)
             if isinstance(s, (Write, ArrayWrite)):
                 lv = max([lv] + [self.level(i, env) for i in s.index])
@@ -146,6 +158,17 @@ class Levels:
                 env[s.var] = lv
             levels.append((s, lv, dict(env)))
         return levels, env
+
+    def _sum(self, seg, s, env):
+        """An assignment to a float accumulator: the level where its value (the start value,
+        or an update's term) enters the partial sums. After the update, the accumulator reads
+        as its total, ``sum_stages`` later."""
+        update = update_of(s, self.inst.vars)
+        lv = self.level(s.value if update is None else update.term, env)
+        if update is not None:
+            run = run_length(seg, s.var, self.inst.vars) or LANES
+            env[s.var] = max(lv, self.var[s.var]) + sum_stages(run)
+        return s, lv, dict(env)
 
     def _pass(self):
         """One pass over the body: the variable and array levels it implies."""

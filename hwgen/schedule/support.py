@@ -7,6 +7,7 @@ gets further into the generator only to fail there.
 from ..errors import HwgenError
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Convert, FloatOp, StreamOp, VarRef, Write,
                         stmt_exprs, stream_ops, subexprs)
+from ..ir.accumulate import LANES, accumulators, run_length, update_of
 from ..ir.layout import array_in_memory
 from .levels import FLOAT_STAGES
 
@@ -65,7 +66,7 @@ def _float_support(inst):
     """Hardware has float multiply, add, subtract, comparisons, negation and absolute value
     (``rtl.float_units``) and widens bfloat16 to float32; not yet division, other
     conversions, or a float value updated from itself every iteration (its adder takes
-    ``FLOAT_STAGES`` cycles, not one)."""
+    ``FLOAT_STAGES`` cycles, not one) other than a sum (``ir.accumulate``)."""
     for seg in inst.segments:
         for stmt in seg.body:
             for e in stmt_exprs(stmt):
@@ -81,7 +82,7 @@ def _float_support(inst):
                         "the values in one float type, or integer (fixed point)", stmt.loc)
             own = stmt.var if isinstance(stmt, Assign) else \
                 stmt.array if isinstance(stmt, ArrayWrite) else None
-            if own is not None and any(
+            if own is not None and update_of(stmt, inst.vars) is None and any(
                     isinstance(e, FloatOp) and e.op in FLOAT_STAGES and any(
                         isinstance(x, (VarRef, ArrayRead)) and
                         getattr(x, "name", getattr(x, "array", None)) == own
@@ -89,8 +90,55 @@ def _float_support(inst):
                 raise HwgenError(
                     f"in task {inst.name}: '{own}' is a float updated from its own value every "
                     f"iteration, but a float add takes {FLOAT_STAGES['+']} cycles in hardware; "
-                    "interleaved partial sums are not built yet (the interpreter runs it)",
+                    f"only a sum accumulates (`{own} += x`, `{own} = {own} + x`, "
+                    f"`{own} -= x`, into {LANES} partial sums); the interpreter runs the rest",
                     stmt.loc)
+    for var in accumulators(inst):
+        _float_sum(inst, var)
+
+
+def _float_sum(inst, var):
+    """A float accumulator (``ir.accumulate``) is built as its adder, whose stages hold the
+    partial sums, and an adder tree: it starts once per run of its loops, before its one
+    update, and is read once that run has ended."""
+    updates = [s for seg in inst.segments for s in seg.body if update_of(s, inst.vars)
+               and s.var == var]
+    if len(updates) > 1:
+        raise HwgenError(f"in task {inst.name}: float sum '{var}' is updated twice (also at "
+                         f"line {updates[0].loc[1]}); add both terms in one update "
+                         f"(`{var} += x + y`)", updates[1].loc)
+    home = next(seg for seg in inst.segments if any(s is updates[0] for s in seg.body))
+    run = run_length(home, var, inst.vars)
+    if run is None:
+        raise HwgenError(
+            f"in task {inst.name}: float sum '{var}' must be set right before the loop that "
+            f"adds to it (`{var}: float32 = 0` before `for k in range(K): {var} += x`): "
+            f"hardware keeps it as {LANES} partial sums, started at that assignment",
+            updates[0].loc)
+    for seg in inst.segments:
+        if seg is not home and any(var in _mentions(s) for s in seg.body):
+            raise HwgenError(f"in task {inst.name}: float sum '{var}' is used outside the "
+                             "loop nest that adds to it; use it on that loop's last iteration "
+                             "(the statement right after the loop)",
+                             next(s.loc for s in seg.body if var in _mentions(s)))
+    at = next(i for i, s in enumerate(home.body) if s is updates[0])
+    begin = [s for s in home.body[:at] if isinstance(s, Assign) and s.var == var][-1]
+    depth = begin.pred[0].depth if begin.pred else len(home.trips)
+    for i, s in enumerate(home.body):
+        if s is begin or i == at or var not in _mentions(s):
+            continue
+        ends = any(p.kind == "last" and p.depth <= depth for p in s.pred)
+        if i < at or not ends or isinstance(s, Assign) and s.var == var:
+            raise HwgenError(
+                f"in task {inst.name}: float sum '{var}' is kept as {LANES} partial sums "
+                "in hardware, added up once its loop has ended; use it after that loop "
+                f"(line {updates[0].loc[1]}), not inside it", s.loc)
+
+
+def _mentions(stmt):
+    """The local variables ``stmt`` reads or assigns."""
+    names = {e.name for e in stmt_exprs(stmt) if isinstance(e, VarRef)}
+    return names | {stmt.var} if isinstance(stmt, Assign) else names
 
 
 def _array_ports(inst):

@@ -27,6 +27,8 @@ CASES = [
     ("mlp_pipeline", {"N0": 3, "N1": 33, "N2": 5, "N3": 7}),
     ("gemm_ws_float", {"M": 1, "N": 3, "K": 5, "BITS": 32}),
     ("gemm_ws_float", {"M": 9, "N": 1, "K": 1, "BITS": 16}),
+    ("gemv_float", {"M": 1, "K": 1, "BITS": 32}), ("gemv_float", {"M": 3, "K": 97, "BITS": 16}),
+    ("gemv_float", {"M": 5, "K": 6, "BITS": 32}),
 ]
 
 

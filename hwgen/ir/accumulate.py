@@ -1,0 +1,113 @@
+"""Float accumulation with interleaved partial sums: what ``c += x`` means on a float.
+
+A float add takes ``LANES`` clocks in hardware, so a task that starts one loop iteration per
+clock cannot add each term to the sum of all the terms before it. A float variable updated as
+``c = c + x`` (``c += x``; ``c -= x`` adds ``-x``) is therefore an *accumulator* of ``LANES``
+partial sums. Any other assignment (``c = 0`` before the loop) sets partial sum 0 to its value
+and the others to -0.0, which an add leaves as it is; the n-th update since adds ``x`` to partial
+sum ``n % LANES``; reading ``c`` gives the partial sums that received a term (sum 0 always)
+added pairwise in order: ``((s0 + s1) + (s2 + s3)) + (s4 + s5)``. The interpreter and the
+hardware compute exactly this, bit for bit; numpy adds in other orders, so compare float sums
+with a tolerance.
+"""
+import math
+from dataclasses import dataclass
+
+from .floats import operate
+from .graph import Assign, FloatOp, VarRef, subexprs
+from .types import FloatType
+
+# One partial sum per stage of the float adder (``schedule.levels.FLOAT_STAGES``): each sum
+# comes out of the adder just as its next term arrives.
+LANES = 6
+
+
+@dataclass(frozen=True)
+class Update:
+    """The statement ``c = c + term`` (``term`` negated for ``c = c - x``)."""
+    var: str
+    term: object
+    fmt: FloatType
+
+
+def update_of(stmt, types):
+    """The ``Update`` that ``stmt`` is, or None. ``types``: the instance's local types."""
+    if not isinstance(stmt, Assign) or stmt.pred or \
+            not isinstance(types.get(stmt.var), FloatType):
+        return None
+    e, own = stmt.value, VarRef(stmt.var)
+    if not isinstance(e, FloatOp) or e.op not in ("+", "-"):
+        return None
+    if e.lhs == own:
+        term = e.rhs if e.op == "+" else FloatOp("neg", e.rhs, None, e.fmt)
+    elif e.rhs == own and e.op == "+":
+        term = e.lhs
+    else:
+        return None
+    if own in subexprs(term):
+        return None
+    return Update(stmt.var, term, e.fmt)
+
+
+def accumulators(inst):
+    """The float variables of ``inst`` that are accumulators: var -> its ``Update``."""
+    found = {}
+    for seg in inst.segments:
+        for s in seg.body:
+            u = update_of(s, inst.vars)
+            if u is not None:
+                found.setdefault(u.var, u)
+    return found
+
+
+def start(value, fmt):
+    """The partial sums after ``c = value``: ``value``, then -0.0 in each other lane."""
+    return [value] + [1 << (fmt.bits - 1)] * (LANES - 1)
+
+
+def add(sums, count, term, fmt):
+    """Partial sums ``sums`` after the ``count``-th update since they started adds ``term``."""
+    lane = count % LANES
+    sums[lane] = operate("+", sums[lane], term, fmt)
+
+
+def used(count):
+    """How many partial sums have received a term after ``count`` updates (at least sum 0)."""
+    return max(1, min(count, LANES))
+
+
+def total(sums, fmt):
+    """The value of the accumulator: its partial sums added pairwise in order."""
+    while len(sums) > 1:
+        pairs = [operate("+", sums[i], sums[i + 1], fmt) for i in range(0, len(sums) - 1, 2)]
+        sums = pairs + sums[len(pairs) * 2:]
+    return sums[0]
+
+
+def tree_depth(n):
+    """Rounds of pairwise adds that ``total`` takes for ``n`` partial sums."""
+    depth = 0
+    while n > 1:
+        n, depth = (n + 1) // 2, depth + 1
+    return depth
+
+
+def run_length(seg, var, types):
+    """The updates of ``var`` in one run of loop nest ``seg``: from the assignment that starts
+    its sums (on the first iteration of the loops at some depth, or every iteration) to the
+    last iteration of those loops; None if no such assignment precedes its update in ``seg``."""
+    begin = None
+    for s in seg.body:
+        if isinstance(s, Assign) and s.var == var:
+            if update_of(s, types) is not None:
+                break
+            begin = s
+    else:
+        return None
+    if begin is None:
+        return None
+    if not begin.pred:
+        return 1
+    if len(begin.pred) == 1 and begin.pred[0].kind == "first":
+        return math.prod(seg.trips[begin.pred[0].depth:])
+    return None

@@ -1,0 +1,59 @@
+"""rtl.float_sum: the accumulator's hardware gives ``ir.accumulate``'s total bit for bit, for
+runs shorter and longer than its lanes, back to back, with random stalls."""
+import random
+
+import pytest
+from amaranth.sim import Simulator
+
+from hwgen.ir import accumulate, floats
+from hwgen.ir.types import bfloat16, float16, float32
+from hwgen.rtl.float_sum import FloatSum
+
+
+def _terms(fmt, n, rng):
+    """Mostly ordinary values, some random bit patterns (NaNs, infinities, subnormals)."""
+    return [rng.getrandbits(fmt.bits) if rng.random() < 0.2
+            else floats.encode(rng.uniform(-4, 4), fmt) for _ in range(n)]
+
+
+def _expected(fmt, run, starts, terms):
+    totals = []
+    for r, start in enumerate(starts):
+        sums = accumulate.start(start, fmt)
+        for q in range(run):
+            accumulate.add(sums, q, terms[r * run + q], fmt)
+        totals.append(accumulate.total(sums[:accumulate.used(run)], fmt))
+    return totals
+
+
+@pytest.mark.parametrize("fmt", [float32, bfloat16, float16], ids=lambda f: f.name)
+@pytest.mark.parametrize("run", [1, 2, 5, 6, 7, 13])
+def test_totals_equal_the_interpreters(fmt, run):
+    rng = random.Random(run)
+    dut = FloatSum(fmt, run)
+    runs = 4
+    starts, terms = _terms(fmt, runs, rng), _terms(fmt, run * runs, rng)
+    got = []
+
+    async def bench(ctx):
+        i = 0
+        while i < run * runs + dut.LATENCY:
+            en = rng.random() < 0.7
+            ctx.set(dut.en, en)
+            if i < run * runs:
+                p = i % run
+                ctx.set(dut.term, terms[i])
+                ctx.set(dut.start, starts[i // run])
+                ctx.set(dut.first, p == 0)
+                ctx.set(dut.fresh, 0 < p < accumulate.LANES)
+            last = i - dut.LATENCY      # the update whose total is at the output now
+            if en and last >= 0 and last % run == run - 1:
+                got.append(ctx.get(dut.total))
+            await ctx.tick()
+            i += en
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    assert got == _expected(fmt, run, starts, terms)
