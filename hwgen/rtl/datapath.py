@@ -89,6 +89,7 @@ class Member:
         for gi, seg in enumerate(self.inst.segments):
             self.segment, env = gi, {}
             self.unread = _unread_before(seg.body)
+            self.written = set()        # local arrays written so far in this iteration
             for s in seg.body:
                 self.pred = s.pred
                 self.memo.clear()
@@ -237,7 +238,7 @@ class Member:
 
     def _array_read(self, e, env):
         arr = self.arrays[e.array]
-        lvl = self.levels.arr[e.array]
+        lvl = self.levels.arr[e.array] + int(e.array in self.written)    # ``Levels.level``
         parts = [self.emit(i, env) for i in e.index]
         addr = arr.address([self.at(p, lvl - arr.latency) for p in parts])
         return Staged(arr.read(addr), lvl)
@@ -251,6 +252,7 @@ class Member:
         v = self.emit(s.value, env)
         arr.write(self.cond(s.pred, lvl), arr.address([self.at(p, lvl) for p in parts]),
                   self.at(v, lvl))
+        self.written.add(s.array)
 
     def _assign(self, s, env):
         if s.var in self.sums:

@@ -6,7 +6,8 @@ iteration, values have a *level*: the pipeline stage where they exist. A stream 
 (the product register). A loop-carried variable is written and read back at one fixed level, so
 ``c += a * b`` updates ``c`` every cycle; so is every element of a local array (registers read
 combinationally; a memory's read address goes out one level earlier and its read port is
-transparent to the write).
+transparent to the write). A register array read after a write to it in the same iteration is
+read one level later, from the written registers.
 """
 from ..errors import HwgenError
 from ..ir.accumulate import LANES, accumulators, run_length, tree_depth, update_of
@@ -36,6 +37,10 @@ MULT_STAGES = 4
 # absolute value is logic within its level.
 # An accumulation (``ir.accumulate``) keeps one partial sum per adder stage.
 FLOAT_STAGES = {"*": 7, "+": LANES, "-": LANES}
+
+
+# The key in a segment's levels under which a local array written so far this iteration is.
+WRITTEN = "written"
 
 
 def sum_stages(run):
@@ -117,7 +122,8 @@ class Levels:
         if isinstance(e, Read):
             return max([self.level(i, env) for i in e.index] + [0]) + READ_LATENCY
         if isinstance(e, ArrayRead):
-            return self.arr[e.array]
+            # After a write in the same iteration: a level later, once the register is written.
+            return self.arr[e.array] + int((WRITTEN, e.array) in env)
         if isinstance(e, BinOp):
             return max(self.level(e.lhs, env), self.level(e.rhs, env)) + \
                 (MULT_STAGES if is_runtime_product(e) else 0)
@@ -152,6 +158,7 @@ class Levels:
                 lv = max([lv] + [self.level(i, env) for i in s.index])
             if isinstance(s, ArrayWrite):
                 arr[s.array] = max(arr[s.array], lv)
+                env[(WRITTEN, s.array)] = lv
             if isinstance(s, Assign):
                 if s.pred:
                     lv = max(lv, env.get(s.var, self.var[s.var]))
@@ -194,5 +201,6 @@ class Levels:
                         self.gets[e.channel] = 0
                     if isinstance(e, Read):
                         self.depth = max(self.depth, self.level(e, env) + 1)
-            self.depth = max([self.depth] + [self.var[v] + 1 for v in assigned] +
+            self.depth = max([self.depth] + [self.var[v] + 1 for v in assigned
+                                             if v in self.var] +
                              [self.arr[a] + 1 for a in self.arr])

@@ -142,21 +142,31 @@ def _mentions(stmt):
 
 
 def _array_ports(inst):
-    """Within one loop iteration a local array is read before it is written (every access
-    happens at the array's one pipeline level), and an array kept in a memory is written by at
-    most one statement per loop nest (it has one write port)."""
+    """A local array kept in a memory is read before it is written within one loop iteration
+    (every access happens at its one pipeline level) and written by at most one statement per
+    loop nest (it has one write port); a register array is not written from its own elements
+    after a write in the same iteration (each array is written at one level)."""
     for seg in inst.segments:
         written = {}
         for stmt in seg.body:
             for e in stmt_exprs(stmt):
-                if isinstance(e, ArrayRead) and e.array in written:
+                if isinstance(e, ArrayRead) and e.array in written and \
+                        array_in_memory(inst.arrays[e.array]):
                     raise HwgenError(
-                        f"in task {inst.name}: local array '{e.array}' is read after it is "
-                        f"written in the same loop iteration (written at line "
-                        f"{written[e.array][1]}); hardware reads the value from before the "
-                        "iteration: keep the new value in a local and use that",
+                        f"in task {inst.name}: local array '{e.array}' is a memory (more than "
+                        "16 elements), read after it is written in the same loop iteration "
+                        f"(written at line {written[e.array][1]}); a memory reads the value "
+                        "from before the iteration: keep the new value in a local and use that",
                         e.loc or stmt.loc)
             if isinstance(stmt, ArrayWrite):
+                if stmt.array in written and any(isinstance(e, ArrayRead) and
+                                                 e.array == stmt.array for e in stmt_exprs(stmt)):
+                    raise HwgenError(
+                        f"in task {inst.name}: local array '{stmt.array}' is written from its "
+                        f"own elements after a write in the same loop iteration (line "
+                        f"{written[stmt.array][1]}); hardware writes an array once per "
+                        "iteration level: compute the value in a local and write it once",
+                        stmt.loc)
                 if stmt.array in written and array_in_memory(inst.arrays[stmt.array]):
                     raise HwgenError(
                         f"in task {inst.name}: local array '{stmt.array}' is a memory (more "

@@ -43,3 +43,21 @@ def test_only_an_assignment_nothing_before_reads_presets_its_register():
             Assign("c", BinOp("+", VarRef("c"), VarRef("x")), (), None)]
     # c = 0 comes first: its register holds nothing the iteration needs; d is read before.
     assert _unread_before(body) == {id(clear), id(body[1])}
+
+
+@pytest.mark.parametrize("params", [{"B": 2, "N": 4}, {"B": 3, "N": 1}, {"B": 1, "N": 3}])
+def test_register_arrays_read_after_their_write(params):
+    """A register array read after a write in the same iteration sees the write
+    (``schedule.levels``: one level later), as the interpreter does."""
+    path = program("array_rewritten")
+    graph = load_design(path, params)
+    problems = [random_inputs(graph, seed) for seed in range(3)]
+    top = Top(plan(graph))
+    outs, cycles, _ = run_top(top, problems)
+    assert cycles[0] == top.expected_cycles
+    slow, _, _ = run_top(top, problems, in_gap=0.3, out_gap=0.4, seed=3)
+    for p, inputs in enumerate(problems):
+        for name, value in load_module(path).reference(**inputs).items():
+            assert np.array_equal(run(graph, inputs)[name], value), (p, name, "interpreter")
+            assert np.array_equal(outs[p][name], value), (p, name)
+            assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")
