@@ -16,7 +16,8 @@ def _runs(trips, stmts, depth=0, holds=None):
 
     ``stmts`` are ``(pred, ops)``; a statement runs on iterations where each of its predicates
     holds at every depth from the predicate's own. ``holds`` says, per statement and predicate,
-    whether it has held at all depths entered so far. Interior iterations of a loop behave alike.
+    whether it has held at all depths entered so far. Iterations between two predicate
+    boundaries (the first, the interior, the last, a phase) behave alike.
     """
     if holds is None:
         holds = [[True] * len(pred) for pred, _ in stmts]
@@ -24,12 +25,13 @@ def _runs(trips, stmts, depth=0, holds=None):
         ops = tuple(op for (pred, ops_), h in zip(stmts, holds) if all(h) for op in ops_)
         return [(ops, 1)] if ops else []
     trip, runs = trips[depth], []
-    for first, count, last in ((True, 1, trip == 1), (False, trip - 2, False),
-                               (False, 1 if trip > 1 else 0, True)):
-        if count <= 0:
-            continue
-        inner = [[h and (p.depth > depth or (first if p.kind == "first" else last))
-                  for h, p in zip(hs, pred)] for hs, (pred, _) in zip(holds, stmts)]
+    # Between two cuts every predicate holds throughout or nowhere.
+    cuts = sorted({0, trip} | {x for pred, _ in stmts for p in pred
+                               for x in (p.span(depth, trip)[0], p.span(depth, trip)[1] + 1)})
+    for lo, hi in zip(cuts, cuts[1:]):
+        count = hi - lo
+        inner = [[h and p.allows(depth, lo, trip) for h, p in zip(hs, pred)]
+                 for hs, (pred, _) in zip(holds, stmts)]
         sub = _runs(trips, stmts, depth + 1, inner)
         if not sub:
             continue

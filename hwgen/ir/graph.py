@@ -6,6 +6,7 @@ loop nest whose innermost body is straight-line code; a statement that stood bef
 inner loop carries a ``first`` (``last``) predicate so that it runs on that loop's first (last)
 iteration. That form is what the interpreter runs and what the hardware pipelines.
 """
+import dataclasses
 import enum
 import math
 from dataclasses import dataclass, field
@@ -125,6 +126,10 @@ class Read:
     loc: tuple = field(compare=False, default=None)
 
 
+EXPRESSIONS = (Const, LoopIndex, VarRef, BinOp, Neg, Slice, Select, SetSlice, FloatOp, Convert,
+               ArrayRead, Get, Read)
+
+
 class StreamOp(enum.Enum):
     """A stream operation: ``PUT`` pushes onto a stream, ``GET`` pops from it."""
     PUT = "put"
@@ -135,15 +140,53 @@ class StreamOp(enum.Enum):
 
 @dataclass(frozen=True)
 class Pred:
-    """Run only on the ``first`` or ``last`` iteration of the loops at ``depth`` and deeper."""
+    """Run only on some iterations of a loop nest. ``first`` / ``last``: the loops at
+    ``depth`` and deeper are at their first (last) iteration; ``at``: the loop at ``depth`` is
+    at iteration ``value``; ``below``: it is below iteration ``value``. (Loops in sequence in a
+    loop body share one loop, a phase loop picking which runs: ``at`` the phase, ``below`` the
+    trips of a loop shorter than the longest.)"""
     kind: str
     depth: int
+    value: int = None
+
+    def span(self, d, trip):
+        """The iterations ``(lo, hi)`` of the loop at depth ``d`` (``trip`` iterations) that
+        may run."""
+        if self.kind in ("first", "last") and d >= self.depth:
+            i = 0 if self.kind == "first" else trip - 1
+            return i, i
+        if d != self.depth or self.kind in ("first", "last"):
+            return 0, trip - 1
+        return (self.value, self.value) if self.kind == "at" else (0, self.value - 1)
+
+    def allows(self, d, i, trip):
+        """Whether iteration ``i`` of the loop at depth ``d`` (``trip`` iterations) may run."""
+        lo, hi = self.span(d, trip)
+        return lo <= i <= hi
 
 
 def pred_holds(pred, idx, trips):
     """Whether loop indices ``idx`` of a nest with ``trips`` satisfy the predicates ``pred``."""
-    return all(idx[d] == (0 if p.kind == "first" else trips[d] - 1)
-               for p in pred for d in range(p.depth, len(trips)))
+    return all(p.allows(d, idx[d], trips[d]) for p in pred for d in range(len(trips)))
+
+
+def coexist(a, b, trips):
+    """Whether statements with predicates ``a`` and ``b`` run on some common iteration."""
+    for d, trip in enumerate(trips):
+        spans = [p.span(d, trip) for p in a + b] + [(0, trip - 1)]
+        if max(lo for lo, _ in spans) > min(hi for _, hi in spans):
+            return False
+    return True
+
+
+def trips_under(pred, trips):
+    """``trips`` cut to the iterations that ``below`` predicates let run: the trips a
+    statement's loop indices range over."""
+    cut = list(trips)
+    for p in pred:
+        if p.kind == "below":
+            cut[p.depth] = min(cut[p.depth], p.value)
+    return tuple(cut)
 
 
 @dataclass
@@ -318,6 +361,18 @@ def subexprs(expr):
         for i in expr.index:
             yield from subexprs(i)
     yield expr
+
+
+def transform(expr, fn):
+    """``expr`` rebuilt bottom-up, ``fn`` applied to each subexpression (children first)."""
+    changes = {}
+    for f in dataclasses.fields(expr):
+        v = getattr(expr, f.name)
+        if isinstance(v, EXPRESSIONS):
+            changes[f.name] = transform(v, fn)
+        elif isinstance(v, tuple) and v and all(isinstance(x, EXPRESSIONS) for x in v):
+            changes[f.name] = tuple(transform(x, fn) for x in v)
+    return fn(dataclasses.replace(expr, **changes) if changes else expr)
 
 
 def stmt_exprs(stmt):

@@ -7,7 +7,7 @@ the shard indices; an element's address inside its bank is row-major over the sh
 import math
 from dataclasses import dataclass
 
-from .graph import BinOp, Const, LoopIndex, Read, Write, Neg, stmt_exprs
+from .graph import BinOp, Const, LoopIndex, Neg, Read, Segment, Write, stmt_exprs, trips_under
 from .interval import arith, negate
 from .types import Sharded
 
@@ -78,10 +78,12 @@ def index_bounds(expr, trips):
 
 
 def tensor_accesses(graph):
-    """Every tensor access: (tensor name, instance, segment, index tuple, loc)."""
+    """Every tensor access: (tensor name, instance, segment, index tuple, loc); the segment's
+    trips are those the statement's loop indices range over (``ir.graph.trips_under``)."""
     for inst in graph.instances.values():
-        for seg in inst.segments:
-            for stmt in seg.body:
+        for whole in inst.segments:
+            for stmt in whole.body:
+                seg = Segment(trips_under(stmt.pred, whole.trips), whole.body, whole.loc)
                 if isinstance(stmt, Write):
                     yield stmt.tensor, inst, seg, stmt.index, stmt.loc
                 for e in stmt_exprs(stmt):

@@ -9,7 +9,7 @@ between two restarts; for hardware, where a wrong bound would be a wrong result,
 a problem counts.
 """
 from .graph import (ArrayRead, Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Select,
-                    Slice, VarRef, Write, subexprs)
+                    Slice, VarRef, Write, subexprs, trips_under)
 from .interval import arith, negate, union
 
 
@@ -17,11 +17,8 @@ def executions(pred, trips):
     """How many iterations of a loop nest with ``trips`` satisfy the predicates ``pred``."""
     count = 1
     for d, trip in enumerate(trips):
-        allowed = set(range(trip))
-        for p in pred:
-            if p.depth <= d:
-                allowed &= {0} if p.kind == "first" else {trip - 1}
-        count *= len(allowed)
+        spans = [p.span(d, trip) for p in pred] + [(0, trip - 1)]
+        count *= max(0, min(hi for _, hi in spans) - max(lo for lo, _ in spans) + 1)
     return count
 
 
@@ -120,7 +117,7 @@ class Ranges:
             elif any(isinstance(x, VarRef) and x.name == name for x in subexprs(s.value)):
                 starts = type_range(dtype)         # some other recurrence: no bound
             else:
-                r = self.expr(s.value, seg.trips)
+                r = self.expr(s.value, trips_under(s.pred, seg.trips))
                 starts = union(starts, r) if starts is not None or r is None else r
         result = starts if fits(starts, dtype) else type_range(dtype)
         if steps:
@@ -180,7 +177,7 @@ class StreamRanges:
         for seg in producer.segments:
             for s in seg.body:
                 if isinstance(s, Put) and s.channel == name:
-                    v = self.of(producer).expr(s.value, seg.trips)
+                    v = self.of(producer).expr(s.value, trips_under(s.pred, seg.trips))
                     r = v if r is None else union(r, v)
         self.busy.discard(name)
         self.ranges[name] = r if fits(r, chan.dtype) else type_range(chan.dtype)
@@ -225,7 +222,7 @@ def hardware_ranges(graph):
         for seg in inst.segments:
             for s in seg.body:
                 if isinstance(s, Write):
-                    r = ranges.expr(s.value, seg.trips)
+                    r = ranges.expr(s.value, trips_under(s.pred, seg.trips))
                     r = r if fits(r, graph.tensors[s.tensor].dtype) else None
                     tensors[s.tensor] = union(tensors.get(s.tensor, r), r)
     return variables, {n: r for n, r in tensors.items()

@@ -8,8 +8,8 @@ data (stream put/get, tensor writes, loops) are not allowed under a run-time con
 """
 import ast
 
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Instance, Pred, Put, Segment,
-                        Select, VarRef)
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Instance, LoopIndex, Pred,
+                        Put, Segment, Select, VarRef, stmt_exprs, transform)
 from ..ir.types import uint1
 from .assign import AssignLowerer
 from .blocks import BlockLowerer
@@ -21,6 +21,45 @@ _CHAIN = ("meta_if", "meta_elif", "meta_else")
 class _Loop:
     def __init__(self, trip, items, node):
         self.trip, self.items, self.node = trip, items, node
+
+
+def _renumbered(item, dmap):
+    """``item`` (a statement or a ``_Loop``, not yet placed) with each loop index at the depth
+    ``dmap`` gives its loop; a loop is renumbered when its own nest is built."""
+    if isinstance(item, _Loop) or dmap == tuple(range(len(dmap))):
+        return item
+
+    def move(e):
+        return LoopIndex(dmap[e.depth]) if isinstance(e, LoopIndex) else e
+    item.value = transform(item.value, move)
+    if hasattr(item, "index"):
+        item.index = tuple(transform(i, move) for i in item.index)
+    return item
+
+
+def _share_arrays(run, body):
+    """Whether statements ``run`` write a local array statements ``body`` use, or the other
+    way round."""
+    def arrays(stmts):
+        written = {s.array for s in stmts if isinstance(s, ArrayWrite)}
+        return written, written | {e.array for s in stmts for e in stmt_exprs(s)
+                                   if isinstance(e, ArrayRead)}
+    (w1, used1), (w2, used2) = arrays(run), arrays(body)
+    return bool(w1 & used2 or w2 & used1)
+
+
+def _own_last(pred, trips, shape, top):
+    """``pred`` of a statement in a phase whose loops (from depth ``top``) have ``trips`` of
+    the nest's ``shape``: ``last`` of those loops means their own last iteration."""
+    out = []
+    for p in pred:
+        cut = [top + i for i, (t, n) in enumerate(zip(trips, shape))
+               if top + i >= p.depth and t < n]
+        if p.kind != "last" or p.depth < top or not cut:
+            out.append(p)
+            continue
+        out += [Pred("at", top + i, t - 1) for i, t in enumerate(trips) if top + i >= p.depth]
+    return tuple(out)
 
 
 def _meta_kind(stmt):
@@ -115,18 +154,66 @@ class TaskLowerer(AssignLowerer, BlockLowerer):
             segs.append(Segment(tuple(trips), body, loc=self.p.loc(items[li].node)))
         return segs
 
-    def nest(self, loop, depth):
-        inner = [i for i, it in enumerate(loop.items) if isinstance(it, _Loop)]
+    def nest(self, loop, depth, dmap=(0,)):
+        """``loop``, at ``depth`` of its segment's nest -> (trips, body). ``dmap``: the depth in
+        the nest of each loop from the segment's outermost down to ``loop`` (phase loops are
+        loops the source does not have)."""
+        items = [_renumbered(it, dmap) for it in loop.items]
+        inner = [i for i, it in enumerate(items) if isinstance(it, _Loop)]
         if len(inner) > 1:
-            self.error("a loop body may contain at most one inner loop (loops in sequence are "
-                       "only supported at the top of a task body)", loop.items[inner[1]].node)
+            return self.phases(loop, items, depth, dmap)
         if not inner:
-            return [loop.trip], list(loop.items)
+            return [loop.trip], items
         k = inner[0]
-        trips, body = self.nest(loop.items[k], depth + 1)
-        body = [self.predicated(s, Pred("first", depth + 1)) for s in loop.items[:k]] + body + \
-               [self.predicated(s, Pred("last", depth + 1)) for s in loop.items[k + 1:]]
+        trips, body = self.nest(items[k], depth + 1, dmap + (depth + 1,))
+        body = [self.predicated(s, Pred("first", depth + 1)) for s in items[:k]] + body + \
+               [self.predicated(s, Pred("last", depth + 1)) for s in items[k + 1:]]
         return [loop.trip] + trips, body
+
+    def phases(self, loop, items, depth, dmap):
+        """Loops in sequence in ``loop``'s body, as one loop nest: a phase loop at
+        ``depth + 1`` runs them one after the other; below it the loops are as many and as
+        long as the deepest and longest, and each phase runs on the iterations its own loops
+        have. Statements between loops run on the first iteration of the next loop (after the
+        last loop: on its last), or as a phase of their own where they write a local array
+        that loop uses, or use one it writes (hardware accesses an array at one stage)."""
+        entries, run = [], []
+        for it in items + [None]:
+            if (isinstance(it, _Loop) or it is None) and run:
+                entries.append(run)
+                run = []
+            if isinstance(it, _Loop):
+                entries.append(self.nest(it, depth + 2, dmap + (depth + 2,)))
+            elif it is not None:
+                run.append(it)
+        phases, pending = [], []
+        for k, entry in enumerate(entries):
+            if isinstance(entry, tuple):
+                trips, body = entry
+                phases.append((trips, [self.predicated(s, Pred("first", depth + 2))
+                                       for s in pending] + body))
+                pending = []
+                continue
+            after = k + 1 < len(entries)
+            if _share_arrays(entry, entries[k + 1 if after else k - 1][1]):
+                phases.append(([1], entry))
+            elif after:
+                pending = entry
+            else:
+                phases[-1][1].extend(self.predicated(s, Pred("last", depth + 2)) for s in entry)
+        width = max(len(trips) for trips, _ in phases)
+        shape = [max(trips[i] if i < len(trips) else 1 for trips, _ in phases)
+                 for i in range(width)]
+        body = []
+        for p, (trips, stmts) in enumerate(phases):
+            trips = list(trips) + [1] * (width - len(trips))
+            guard = (Pred("at", depth + 1, p),) + tuple(
+                Pred("below", depth + 2 + i, t) for i, (t, n) in enumerate(zip(trips, shape))
+                if t < n)
+            for stmt in stmts:
+                stmt.pred = guard + _own_last(stmt.pred, trips, shape, depth + 2)
+                body.append(stmt)
+        return [loop.trip, len(phases)] + shape, body
 
     @staticmethod
     def predicated(stmt, pred):

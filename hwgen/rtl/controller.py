@@ -104,9 +104,14 @@ class Controller:
             trips = self.group.structure[gi]
             v = self.valid0 & (self.seg == gi)
             for p in pred:
-                for d in range(p.depth, len(trips)):
-                    v = v & (self.idx[d] == (0 if p.kind == "first" else trips[d] - 1))
-            sig = Signal(name=f"c{gi}_" + "_".join(f"{p.kind}{p.depth}" for p in pred))
+                for d, trip in enumerate(trips):
+                    lo, hi = p.span(d, trip)
+                    if lo == hi:
+                        v = v & (self.idx[d] == lo)
+                    elif hi < trip - 1:
+                        v = v & (self.idx[d] <= hi)     # ``below``: lo is 0
+            sig = Signal(name=f"c{gi}_" + "_".join(
+                f"{p.kind}{p.depth}" + ("" if p.value is None else f"_{p.value}") for p in pred))
             self.m.d.comb += sig.eq(v)
             self.lines.define(line, sig)
         return line

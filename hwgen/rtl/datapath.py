@@ -75,7 +75,7 @@ class Member:
         self.arrays = {a: LocalArray(self.m, f"{prefix}__{a}", t, build.en)
                        for a, t in sorted(self.inst.arrays.items())}
         self.memo = {}          # expression -> emitted value, within one statement
-        self.pred = ()          # the predicates of the statement being compiled
+        self.stmt, self.pred = None, ()     # the statement being compiled, its predicates
         self.segment = 0
         self.products = 0       # multiplies so far (each names its registers or DSP block)
         self.presets = []       # (var, value, delay-line tap): set before an iteration runs
@@ -89,9 +89,8 @@ class Member:
         for gi, seg in enumerate(self.inst.segments):
             self.segment, env = gi, {}
             self.unread = _unread_before(seg.body)
-            self.written = set()        # local arrays written so far in this iteration
             for s in seg.body:
-                self.pred = s.pred
+                self.stmt, self.pred = s, s.pred
                 self.memo.clear()
                 statement[type(s)](s, env)
             for var, v in env.items():
@@ -238,7 +237,7 @@ class Member:
 
     def _array_read(self, e, env):
         arr = self.arrays[e.array]
-        lvl = self.levels.arr[e.array] + int(e.array in self.written)    # ``Levels.level``
+        lvl = self.levels.arr[e.array] + int(e.array in self.levels.late[id(self.stmt)])
         parts = [self.emit(i, env) for i in e.index]
         addr = arr.address([self.at(p, lvl - arr.latency) for p in parts])
         return Staged(arr.read(addr), lvl)
@@ -252,7 +251,6 @@ class Member:
         v = self.emit(s.value, env)
         arr.write(self.cond(s.pred, lvl), arr.address([self.at(p, lvl) for p in parts]),
                   self.at(v, lvl))
-        self.written.add(s.array)
 
     def _assign(self, s, env):
         if s.var in self.sums:

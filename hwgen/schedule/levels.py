@@ -13,7 +13,7 @@ from ..errors import HwgenError
 from ..ir.accumulate import LANES, accumulators, run_length, tree_depth, update_of
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, FloatOp, Get,
                         LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, VarRef, Write,
-                        stmt_exprs)
+                        coexist, stmt_exprs)
 from ..ir.layout import array_in_memory
 
 # A tensor read takes three stages: the synchronous memory read, a register on the read data
@@ -39,7 +39,8 @@ MULT_STAGES = 4
 FLOAT_STAGES = {"*": 7, "+": LANES, "-": LANES}
 
 
-# The key in a segment's levels under which a local array written so far this iteration is.
+# The key in a statement's levels under which a register array it reads after a write to it in
+# the same iteration is (``Levels.late``).
 WRITTEN = "written"
 
 
@@ -81,6 +82,7 @@ class Levels:
         self.var = {v: 0 for v in inst.vars}
         self.arr = {a: int(array_in_memory(t)) for a, t in inst.arrays.items()}
         self.sums = accumulators(inst)
+        self.late = {}          # id of a statement -> the arrays it reads after their write
         self._settle()
         self.puts, self.gets, self.writes = {}, {}, {}
         self.depth = 1
@@ -141,8 +143,14 @@ class Levels:
     def _segment(self, seg, arr):
         """Each statement of ``seg`` with its level, and the levels assigned in the segment;
         raises ``arr`` (array levels) where an element is read at a later level than known."""
-        env, levels = {}, []
+        env, levels, writes = {}, [], []
         for s in seg.body:
+            # Register arrays written earlier in this iteration are read a level later.
+            self.late[id(s)] = {a for a, pred in writes if coexist(pred, s.pred, seg.trips)
+                                and not array_in_memory(self.inst.arrays[a])}
+            for key in [k for k in env if isinstance(k, tuple)]:
+                del env[key]
+            env.update({(WRITTEN, a): True for a in self.late[id(s)]})
             for e in stmt_exprs(s):
                 if isinstance(e, ArrayRead):
                     # The index must be ready when the element is read (a memory's address
@@ -158,7 +166,7 @@ class Levels:
                 lv = max([lv] + [self.level(i, env) for i in s.index])
             if isinstance(s, ArrayWrite):
                 arr[s.array] = max(arr[s.array], lv)
-                env[(WRITTEN, s.array)] = lv
+                writes.append((s.array, s.pred))
             if isinstance(s, Assign):
                 if s.pred:
                     lv = max(lv, env.get(s.var, self.var[s.var]))

@@ -47,7 +47,9 @@ class Line:
         the keys before ``Line`` existed (so ``idx_10`` sorts before ``idx_2``). It exists only
         to keep the generated Verilog byte-identical to what it was."""
         if self.kind is LineKind.COND:
-            return str(("cond", self.segment, tuple((p.kind, p.depth) for p in self.preds)))
+            preds = tuple((p.kind, p.depth) + (() if p.value is None else (p.value,))
+                          for p in self.preds)
+            return str(("cond", self.segment, preds))
         if self.kind is LineKind.IDX:
             return str(("idx", self.depth))
         return str((self.kind.value,))

@@ -6,7 +6,7 @@ gets further into the generator only to fail there.
 """
 from ..errors import HwgenError
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Convert, FloatOp, StreamOp, VarRef, Write,
-                        stmt_exprs, stream_ops, subexprs)
+                        coexist, stmt_exprs, stream_ops, subexprs)
 from ..ir.accumulate import LANES, accumulators, run_length, update_of
 from ..ir.layout import array_in_memory
 from .levels import FLOAT_STAGES
@@ -144,33 +144,37 @@ def _mentions(stmt):
 def _array_ports(inst):
     """A local array kept in a memory is read before it is written within one loop iteration
     (every access happens at its one pipeline level) and written by at most one statement per
-    loop nest (it has one write port); a register array is not written from its own elements
-    after a write in the same iteration (each array is written at one level)."""
+    iteration (it has one write port); a register array is not written from its own elements
+    after a write in the same iteration (each array is written at one level). Statements of
+    different phases (loops in sequence) never share an iteration."""
     for seg in inst.segments:
-        written = {}
+        writes = {}             # array -> the statements writing it so far
         for stmt in seg.body:
+            earlier = {a: next(w for w in ws if coexist(w.pred, stmt.pred, seg.trips))
+                       for a, ws in writes.items()
+                       if any(coexist(w.pred, stmt.pred, seg.trips) for w in ws)}
+            memory = {a for a in earlier if array_in_memory(inst.arrays[a])}
             for e in stmt_exprs(stmt):
-                if isinstance(e, ArrayRead) and e.array in written and \
-                        array_in_memory(inst.arrays[e.array]):
+                if isinstance(e, ArrayRead) and e.array in memory:
                     raise HwgenError(
                         f"in task {inst.name}: local array '{e.array}' is a memory (more than "
                         "16 elements), read after it is written in the same loop iteration "
-                        f"(written at line {written[e.array][1]}); a memory reads the value "
+                        f"(written at line {earlier[e.array].loc[1]}); a memory reads the value "
                         "from before the iteration: keep the new value in a local and use that",
                         e.loc or stmt.loc)
             if isinstance(stmt, ArrayWrite):
-                if stmt.array in written and any(isinstance(e, ArrayRead) and
+                if stmt.array in earlier and any(isinstance(e, ArrayRead) and
                                                  e.array == stmt.array for e in stmt_exprs(stmt)):
                     raise HwgenError(
                         f"in task {inst.name}: local array '{stmt.array}' is written from its "
                         f"own elements after a write in the same loop iteration (line "
-                        f"{written[stmt.array][1]}); hardware writes an array once per "
+                        f"{earlier[stmt.array].loc[1]}); hardware writes an array once per "
                         "iteration level: compute the value in a local and write it once",
                         stmt.loc)
-                if stmt.array in written and array_in_memory(inst.arrays[stmt.array]):
+                if stmt.array in memory:
                     raise HwgenError(
                         f"in task {inst.name}: local array '{stmt.array}' is a memory (more "
                         "than 16 elements) with one write port, but this loop nest writes it "
-                        f"twice (also at line {written[stmt.array][1]}); write it once per "
+                        f"twice (also at line {earlier[stmt.array].loc[1]}); write it once per "
                         "iteration", stmt.loc)
-                written[stmt.array] = stmt.loc
+                writes.setdefault(stmt.array, []).append(stmt)

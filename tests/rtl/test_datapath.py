@@ -61,3 +61,31 @@ def test_register_arrays_read_after_their_write(params):
             assert np.array_equal(run(graph, inputs)[name], value), (p, name, "interpreter")
             assert np.array_equal(outs[p][name], value), (p, name)
             assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")
+
+
+def _in_sequence(A, W, B, M):
+    """numpy model of tests/programs/loops_in_sequence.py."""
+    block = (A.astype(np.int64).reshape(B, M) * 2 + 1).astype(np.int16).astype(np.int64)
+    K = len(W)
+    D = [sum(int(W[k]) * int(row[k % M]) for k in range(K)) + int(row.sum()) for row in block]
+    return {"C": block.reshape(-1), "D": np.array(D)}
+
+
+@pytest.mark.parametrize("params", [{"B": 2, "M": 4, "K": 3}, {"B": 3, "M": 1, "K": 5},
+                                    {"B": 1, "M": 5, "K": 1}])
+def test_loops_in_sequence_run_as_phases(params):
+    """Loops in sequence in a loop body share one nest (a phase loop; shorter loops run below
+    their own trips), in the interpreter and in hardware, with the cycles the schedule
+    predicts."""
+    graph = load_design(program("loops_in_sequence"), params)
+    problems = [random_inputs(graph, seed, extreme=(seed == 0)) for seed in range(3)]
+    top = Top(plan(graph))
+    outs, cycles, _ = run_top(top, problems)
+    assert cycles[0] == top.expected_cycles
+    slow, _, _ = run_top(top, problems, in_gap=0.3, out_gap=0.4, seed=4)
+    for p, inputs in enumerate(problems):
+        want = _in_sequence(inputs["A"], inputs["W"], params["B"], params["M"])
+        for name, value in want.items():
+            assert np.array_equal(run(graph, inputs)[name], value), (p, name, "interpreter")
+            assert np.array_equal(outs[p][name], value), (p, name)
+            assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")
