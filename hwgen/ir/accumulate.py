@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from .floats import operate
-from .graph import Assign, FloatOp, VarRef, subexprs
+from .graph import Assign, FloatOp, VarRef, subexprs, trips_under
 from .types import FloatType
 
 # One partial sum per stage of the float adder (``schedule.levels.FLOAT_STAGES``): each sum
@@ -32,7 +32,7 @@ class Update:
 
 def update_of(stmt, types):
     """The ``Update`` that ``stmt`` is, or None. ``types``: the instance's local types."""
-    if not isinstance(stmt, Assign) or stmt.pred or \
+    if not isinstance(stmt, Assign) or any(p.kind in ("first", "last") for p in stmt.pred) or \
             not isinstance(types.get(stmt.var), FloatType):
         return None
     e, own = stmt.value, VarRef(stmt.var)
@@ -92,22 +92,32 @@ def tree_depth(n):
     return depth
 
 
-def run_length(seg, var, types):
-    """The updates of ``var`` in one run of loop nest ``seg``: from the assignment that starts
-    its sums (on the first iteration of the loops at some depth, or every iteration) to the
-    last iteration of those loops; None if no such assignment precedes its update in ``seg``."""
-    begin = None
+def run(seg, var, types):
+    """``(begin, update, depth, count)`` of ``var``'s sums in loop nest ``seg``: the assignment
+    that starts them, on the first iteration of the loops at ``depth`` and deeper (or on every
+    iteration: ``depth`` is the nest's), the update after it, and the updates from one start to
+    the end of those loops, on consecutive iterations; None where they are not of this form."""
+    begin = update = None
     for s in seg.body:
         if isinstance(s, Assign) and s.var == var:
             if update_of(s, types) is not None:
+                update = s
                 break
             begin = s
-    else:
+    if begin is None or update is None:
         return None
-    if begin is None:
+    own = [p for p in begin.pred if p not in update.pred]       # beyond the phase guards
+    if len(own) > 1 or own and own[0].kind != "first":
         return None
-    if not begin.pred:
-        return 1
-    if len(begin.pred) == 1 and begin.pred[0].kind == "first":
-        return math.prod(seg.trips[begin.pred[0].depth:])
-    return None
+    depth = own[0].depth if own else len(seg.trips)
+    trips = trips_under(update.pred, seg.trips)
+    if any(p.kind == "at" and p.depth >= depth for p in update.pred) or \
+            trips[depth + 1:] != tuple(seg.trips[depth + 1:]):
+        return None             # not consecutive: the update skips iterations within a run
+    return begin, update, depth, math.prod(trips[depth:])
+
+
+def run_length(seg, var, types):
+    """How many updates one run of ``var``'s sums in ``seg`` has (``run``), or None."""
+    found = run(seg, var, types)
+    return found and found[3]

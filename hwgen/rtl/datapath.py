@@ -13,13 +13,13 @@ import operator
 from amaranth.hdl import Cat, Const, Mux, Signal
 
 from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Convert, FloatOp, Get,
-                        LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef,
-                        Write, stmt_exprs, Const as IRConst)
+                        LoopIndex, Neg, Pred, Put, Read, Select, SetSlice, Slice, StreamOp,
+                        VarRef, Write, coexist, stmt_exprs, trips_under, Const as IRConst)
 from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
 from ..ir import floats
-from ..ir.accumulate import LANES, accumulators, run_length, update_of
+from ..ir.accumulate import LANES, accumulators, run, update_of
 from .arith import mul_const, named
 from .float_sum import FloatSum
 from .float_units import FloatAdder, FloatMultiplier, float_compare
@@ -277,22 +277,33 @@ class Member:
 
     def _float_sum(self, s, env):
         """An assignment to a float accumulator: its start (kept for the update), or its
-        update, which builds its ``FloatSum``; after that the accumulator reads as its total."""
+        update, which builds its ``FloatSum``; after that the accumulator reads as its total
+        (on the run's last iteration; on later ones, loops in sequence, from a register)."""
         update = update_of(s, self.inst.vars)
         if update is None:
-            self.starts[s.var] = (s, self.emit(s.value, env))
+            self.starts[s.var] = self.emit(s.value, env)
             return
-        begin, start = self.starts[s.var]
         seg = self.inst.segments[self.segment]
+        begin, _, depth, count = run(seg, s.var, self.inst.vars)
         lvl = self.levels.var[s.var]
-        unit = FloatSum(update.fmt, run_length(seg, s.var, self.inst.vars))
-        self.m.submodules[f"{self.prefix}__sum_{safe_name(s.var)}"] = unit
+        unit = FloatSum(update.fmt, count)
+        name = f"{self.prefix}__sum_{safe_name(s.var)}"
+        self.m.submodules[name] = unit
         fresh = [self.cond(begin.pred, lvl + j) for j in range(1, LANES)]
         self.m.d.comb += [unit.term.eq(self.at(self.emit(update.term, env), lvl)),
-                          unit.start.eq(self.at(start, lvl)),
+                          unit.start.eq(self.at(self.starts[s.var], lvl)),
                           unit.first.eq(self.cond(begin.pred, lvl)),
                           unit.fresh.eq(Cat(*fresh).any()), unit.en.eq(self.build.en)]
-        env[s.var] = Staged(unit.total, lvl + unit.LATENCY)
+        total, lvl = unit.total, lvl + unit.LATENCY
+        if any(s.var in _reads(x) and not coexist(x.pred, s.pred, seg.trips) for x in seg.body):
+            cut = trips_under(s.pred, seg.trips)
+            done = self.cond(s.pred + tuple(Pred("at", d, cut[d] - 1)
+                                            for d in range(depth, len(cut))), lvl)
+            kept = Signal(update.fmt.bits, name=f"{name}_total")
+            with self.m.If(self.build.en & done):
+                self.m.d.sync += kept.eq(total)
+            total = Mux(done, total, kept)
+        env[s.var] = Staged(total, lvl)
 
     def _put(self, s, env):
         build, m = self.build, self.m
@@ -332,6 +343,11 @@ class Member:
                 term = self.at(p, level) - base if base else self.at(p, level)
                 addr = addr + mul_const(term, stride)
         return Const(addr) if isinstance(addr, int) else addr
+
+
+def _reads(stmt):
+    """The local variables ``stmt`` reads."""
+    return {e.name for e in stmt_exprs(stmt) if isinstance(e, VarRef)}
 
 
 def _unread_before(body):

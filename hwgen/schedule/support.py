@@ -6,8 +6,8 @@ gets further into the generator only to fail there.
 """
 from ..errors import HwgenError
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Convert, FloatOp, StreamOp, VarRef, Write,
-                        coexist, stmt_exprs, stream_ops, subexprs)
-from ..ir.accumulate import LANES, accumulators, run_length, update_of
+                        coexist, stmt_exprs, stream_ops, subexprs, trips_under)
+from ..ir.accumulate import LANES, accumulators, run, update_of
 from ..ir.layout import array_in_memory
 from .levels import FLOAT_STAGES
 
@@ -100,7 +100,8 @@ def _float_support(inst):
 def _float_sum(inst, var):
     """A float accumulator (``ir.accumulate``) is built as its adder, whose stages hold the
     partial sums, and an adder tree: it starts once per run of its loops, before its one
-    update, and is read once that run has ended."""
+    update, and is read once that run has ended (on its last iteration, or in a later loop in
+    sequence)."""
     updates = [s for seg in inst.segments for s in seg.body if update_of(s, inst.vars)
                and s.var == var]
     if len(updates) > 1:
@@ -108,31 +109,39 @@ def _float_sum(inst, var):
                          f"line {updates[0].loc[1]}); add both terms in one update "
                          f"(`{var} += x + y`)", updates[1].loc)
     home = next(seg for seg in inst.segments if any(s is updates[0] for s in seg.body))
-    run = run_length(home, var, inst.vars)
-    if run is None:
+    found = run(home, var, inst.vars)
+    if found is None:
         raise HwgenError(
             f"in task {inst.name}: float sum '{var}' must be set right before the loop that "
-            f"adds to it (`{var}: float32 = 0` before `for k in range(K): {var} += x`): "
-            f"hardware keeps it as {LANES} partial sums, started at that assignment",
-            updates[0].loc)
+            f"adds to it (`{var}: float32 = 0` before `for k in range(K): {var} += x`), and "
+            f"added to on every iteration of that loop: hardware keeps it as {LANES} partial "
+            "sums, started at that assignment", updates[0].loc)
     for seg in inst.segments:
         if seg is not home and any(var in _mentions(s) for s in seg.body):
             raise HwgenError(f"in task {inst.name}: float sum '{var}' is used outside the "
                              "loop nest that adds to it; use it on that loop's last iteration "
                              "(the statement right after the loop)",
                              next(s.loc for s in seg.body if var in _mentions(s)))
-    at = next(i for i, s in enumerate(home.body) if s is updates[0])
-    begin = [s for s in home.body[:at] if isinstance(s, Assign) and s.var == var][-1]
-    depth = begin.pred[0].depth if begin.pred else len(home.trips)
+    begin, update, depth, _ = found
+    at = next(i for i, s in enumerate(home.body) if s is update)
+    last = [t - 1 for t in trips_under(update.pred, home.trips)]
     for i, s in enumerate(home.body):
         if s is begin or i == at or var not in _mentions(s):
             continue
-        ends = any(p.kind == "last" and p.depth <= depth for p in s.pred)
-        if i < at or not ends or isinstance(s, Assign) and s.var == var:
+        ends = all(_span(s.pred, e, home.trips[e]) == (last[e], last[e])
+                   for e in range(depth, len(home.trips)))
+        later = not coexist(s.pred, update.pred, home.trips)   # a later loop in sequence
+        if i < at or not (ends or later) or isinstance(s, Assign) and s.var == var:
             raise HwgenError(
                 f"in task {inst.name}: float sum '{var}' is kept as {LANES} partial sums "
                 "in hardware, added up once its loop has ended; use it after that loop "
-                f"(line {updates[0].loc[1]}), not inside it", s.loc)
+                f"(line {update.loc[1]}), not inside it", s.loc)
+
+
+def _span(pred, d, trip):
+    """The iterations ``(lo, hi)`` of the loop at depth ``d`` on which ``pred`` may hold."""
+    spans = [p.span(d, trip) for p in pred] + [(0, trip - 1)]
+    return max(lo for lo, _ in spans), min(hi for _, hi in spans)
 
 
 def _mentions(stmt):

@@ -57,3 +57,30 @@ def test_totals_equal_the_interpreters(fmt, run):
     sim.add_testbench(bench)
     sim.run()
     assert got == _expected(fmt, run, starts, terms)
+
+
+@pytest.mark.parametrize("params", [{"R": 2, "N": 7}, {"R": 3, "N": 13}, {"R": 1, "N": 2}])
+def test_float_sums_in_loops_in_sequence(params):
+    """tests/programs/float_phases.py: a float sum in one phase of a loop nest, read right
+    after its loop and in a later loop (from the register its total is kept in), as hardware
+    in Amaranth's simulator equal to the interpreter bit for bit, with and without
+    back-pressure; the first problem takes expected_cycles."""
+    import numpy as np
+
+    from hwgen.ir.interp import run
+    from hwgen.pipeline import load_design
+    from hwgen.rtl.simhelpers import run_top
+    from hwgen.rtl.top import Top
+    from hwgen.schedule import plan
+    from tests.conftest import program, random_inputs
+
+    graph = load_design(program("float_phases"), params)
+    problems = [random_inputs(graph, seed, extreme=(seed == 0)) for seed in range(3)]
+    top = Top(plan(graph))
+    outs, cycles, _ = run_top(top, problems)
+    assert cycles[0] == top.expected_cycles
+    slow, _, _ = run_top(top, problems, in_gap=0.3, out_gap=0.4, seed=2)
+    for p, inputs in enumerate(problems):
+        for name, value in run(graph, inputs).items():
+            assert np.array_equal(outs[p][name], value), (p, name)
+            assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")
