@@ -289,11 +289,13 @@ class Member:
         unit = FloatSum(update.fmt, count)
         name = f"{self.prefix}__sum_{safe_name(s.var)}"
         self.m.submodules[name] = unit
-        fresh = [self.cond(begin.pred, lvl + j) for j in range(1, LANES)]
+        # The flags of the iteration one level before (the next one here); ``Levels`` keeps
+        # ``lvl`` at 1 or more.
+        fresh = [self.cond(begin.pred, lvl - 1 + j) for j in range(1, LANES)]
         self.m.d.comb += [unit.term.eq(self.at(self.emit(update.term, env), lvl)),
                           unit.start.eq(self.at(self.starts[s.var], lvl)),
-                          unit.first.eq(self.cond(begin.pred, lvl)),
-                          unit.fresh.eq(Cat(*fresh).any()), unit.en.eq(self.build.en)]
+                          unit.first_next.eq(self.cond(begin.pred, lvl - 1)),
+                          unit.fresh_next.eq(Cat(*fresh).any()), unit.en.eq(self.build.en)]
         total, lvl = unit.total, lvl + unit.LATENCY
         if any(s.var in _reads(x) and not coexist(x.pred, s.pred, seg.trips) for x in seg.body):
             cut = trips_under(s.pred, seg.trips)

@@ -17,23 +17,27 @@ from .float_units import FloatAdder
 class FloatSum(wiring.Component):
     """The total of a run of ``run`` terms, ``LATENCY`` enabled clocks after its last term.
 
-    Ports: ``term`` (every enabled clock), ``start`` (taken when ``first``), ``first`` (the
-    run's first term), ``fresh`` (one of the ``LANES - 1`` terms after it), ``en``, and
-    ``total`` (read it for the run's last term only).
+    Ports: ``term`` (every enabled clock), ``start`` (taken with a run's first term),
+    ``first_next`` (the term of the next enabled clock is a run's first), ``fresh_next`` (it is
+    one of the ``LANES - 1`` terms after a first), ``en``, and ``total`` (read it for the run's
+    last term only). The flags come a clock early and are registered here, beside the adder:
+    taken straight from the controller's shared delay line, they were the critical path.
     """
 
     def __init__(self, fmt, run):
         self.fmt, self.run = fmt, run
         self.used = used(run)
         self.LATENCY = FloatAdder.LATENCY * (1 + tree_depth(self.used))
-        super().__init__({"term": In(fmt.bits), "start": In(fmt.bits), "first": In(1),
-                          "fresh": In(1), "en": In(1), "total": Out(fmt.bits)})
+        super().__init__({"term": In(fmt.bits), "start": In(fmt.bits), "first_next": In(1),
+                          "fresh_next": In(1), "en": In(1), "total": Out(fmt.bits)})
 
     def elaborate(self, platform):
         m, bits = Module(), self.fmt.bits
         acc = m.submodules.acc = FloatAdder(self.fmt)
-        m.d.comb += [acc.a.eq(Mux(self.first, self.start,
-                                  Mux(self.fresh, Const(1 << (bits - 1), bits), acc.result))),
+        first = self._delay(m, self.first_next, 1, "first")
+        fresh = self._delay(m, self.fresh_next, 1, "fresh")
+        m.d.comb += [acc.a.eq(Mux(first, self.start,
+                                  Mux(fresh, Const(1 << (bits - 1), bits), acc.result))),
                      acc.b.eq(self.term), acc.en.eq(self.en)]
         # The adder's last LANES results: ago[j] came out j enabled clocks ago.
         ago = [acc.result]
@@ -64,7 +68,7 @@ class FloatSum(wiring.Component):
     def _delay(self, m, value, clocks, name):
         """``value`` ``clocks`` enabled clocks later."""
         for k in range(clocks):
-            reg = Signal(self.fmt.bits, name=f"{name}_{k}", reset_less=True)
+            reg = Signal(len(value), name=f"{name}_{k}", reset_less=True)
             with m.If(self.en):
                 m.d.sync += reg.eq(value)
             value = reg

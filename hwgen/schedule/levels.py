@@ -179,7 +179,8 @@ class Levels:
         or an update's term) enters the partial sums. After the update, the accumulator reads
         as its total, ``sum_stages`` later."""
         update = update_of(s, self.inst.vars)
-        lv = self.level(s.value if update is None else update.term, env)
+        # At level 1 or more: ``rtl.float_sum`` registers its flags from a level before.
+        lv = max(1, self.level(s.value if update is None else update.term, env))
         if update is not None:
             run = run_length(seg, s.var, self.inst.vars) or LANES
             env[s.var] = max(lv, self.var[s.var]) + sum_stages(run)
