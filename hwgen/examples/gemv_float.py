@@ -12,7 +12,7 @@ import numpy as np
 import hwgen
 from hwgen import R, S, Stream, bfloat16, float32
 
-TEST_SIZES = [{"M": 3, "K": 13, "BITS": 32}, {"M": 2, "K": 4, "BITS": 16}]
+TEST_SIZES = [{"M": 3, "K": 17, "BITS": 32}, {"M": 2, "K": 5, "BITS": 16}]
 
 
 def build(M: int = 8, K: int = 64, BITS: int = 32):

@@ -291,16 +291,17 @@ class Member:
         self.m.submodules[name] = unit
         # The flags of the iteration one level before (the next one here); ``Levels`` keeps
         # ``lvl`` at 1 or more.
+        cut = trips_under(s.pred, seg.trips)
+        ends = s.pred + tuple(Pred("at", d, cut[d] - 1) for d in range(depth, len(cut)))
         fresh = [self.cond(begin.pred, lvl - 1 + j) for j in range(1, LANES)]
         self.m.d.comb += [unit.term.eq(self.at(self.emit(update.term, env), lvl)),
                           unit.start.eq(self.at(self.starts[s.var], lvl)),
                           unit.first_next.eq(self.cond(begin.pred, lvl - 1)),
-                          unit.fresh_next.eq(Cat(*fresh).any()), unit.en.eq(self.build.en)]
+                          unit.fresh_next.eq(Cat(*fresh).any()),
+                          unit.last_next.eq(self.cond(ends, lvl - 1)), unit.en.eq(self.build.en)]
         total, lvl = unit.total, lvl + unit.LATENCY
         if any(s.var in _reads(x) and not coexist(x.pred, s.pred, seg.trips) for x in seg.body):
-            cut = trips_under(s.pred, seg.trips)
-            done = self.cond(s.pred + tuple(Pred("at", d, cut[d] - 1)
-                                            for d in range(depth, len(cut))), lvl)
+            done = self.cond(ends, lvl)
             kept = Signal(update.fmt.bits, name=f"{name}_total")
             with self.m.If(self.build.en & done):
                 self.m.d.sync += kept.eq(total)

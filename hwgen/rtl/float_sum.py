@@ -3,14 +3,16 @@
 The adder's own ``LANES`` pipeline stages hold the partial sums: each sum leaves the adder just
 as the next term for it arrives, and goes straight back in. On the first iteration of a run the
 start value goes in instead, and on the next ``LANES - 1`` iterations -0.0 (the partial sums
-not yet begun). The last ``LANES`` results of a run are its partial sums; a tree of adders adds
-them pairwise in order, while the next run already accumulates.
+not yet begun). The last ``LANES`` results of a run are its partial sums, added pairwise in
+order while the next run already accumulates: by a tree of adders, or, for runs of
+``SERIAL_RUN`` terms or more, by one adder in five slots.
 """
 from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..ir.accumulate import LANES, tree_depth, used
+from ..ir.accumulate import LANES, used
+from ..schedule.levels import SERIAL_RUN, sum_stages
 from .float_units import FloatAdder
 
 
@@ -19,17 +21,19 @@ class FloatSum(wiring.Component):
 
     Ports: ``term`` (every enabled clock), ``start`` (taken with a run's first term),
     ``first_next`` (the term of the next enabled clock is a run's first), ``fresh_next`` (it is
-    one of the ``LANES - 1`` terms after a first), ``en``, and ``total`` (read it for the run's
-    last term only). The flags come a clock early and are registered here, beside the adder:
+    one of the ``LANES - 1`` terms after a first), ``last_next`` (it is a run's last; used
+    when the sums are added on one adder), ``en``, and ``total`` (read it for the run's last
+    term only). The flags come a clock early and are registered here, beside the adder:
     taken straight from the controller's shared delay line, they were the critical path.
     """
 
     def __init__(self, fmt, run):
         self.fmt, self.run = fmt, run
         self.used = used(run)
-        self.LATENCY = FloatAdder.LATENCY * (1 + tree_depth(self.used))
+        self.LATENCY = sum_stages(run)
         super().__init__({"term": In(fmt.bits), "start": In(fmt.bits), "first_next": In(1),
-                          "fresh_next": In(1), "en": In(1), "total": Out(fmt.bits)})
+                          "fresh_next": In(1), "last_next": In(1), "en": In(1),
+                          "total": Out(fmt.bits)})
 
     def elaborate(self, platform):
         m, bits = Module(), self.fmt.bits
@@ -50,6 +54,12 @@ class FloatSum(wiring.Component):
             q = self.run - 1 - j
             if q >= 0:
                 sums[q % LANES] = ago[j]
+        total = self._serial(m, sums) if self.run >= SERIAL_RUN else self._tree(m, sums)
+        m.d.comb += self.total.eq(total)
+        return m
+
+    def _tree(self, m, sums):
+        """The partial sums added pairwise in order, a level of adders per round."""
         level = 0
         while len(sums) > 1:
             level += 1
@@ -62,8 +72,38 @@ class FloatSum(wiring.Component):
             if len(sums) % 2:
                 pairs.append(self._delay(m, sums[-1], FloatAdder.LATENCY, f"odd{level}"))
             sums = pairs
-        m.d.comb += self.total.eq(sums[0])
-        return m
+        return sums[0]
+
+    def _serial(self, m, sums):
+        """``((s0 + s1) + (s2 + s3)) + (s4 + s5)`` on one adder: the sums are captured when
+        the run's last result comes out, then added in slots 0, 1, 2 (the pairs), A + 1 and
+        2A + 1 (A the adder's stages) after it; runs of at least ``SERIAL_RUN`` terms never
+        need the adder in the same slot."""
+        assert LANES == 6 and len(sums) == LANES
+        a_stages = FloatAdder.LATENCY
+        last = self._delay(m, self.last_next, 1, "last")
+        capture = self._delay(m, last, a_stages, "capture")
+        held = [Signal(self.fmt.bits, name=f"held{k}", reset_less=True) for k in range(LANES)]
+        with m.If(self.en & capture):
+            m.d.sync += [h.eq(v) for h, v in zip(held, sums)]
+        slot = [self._delay(m, capture, 1, "slot")]
+        for k in range(1, 2 * a_stages + 2):
+            slot.append(self._delay(m, slot[-1], 1, f"slot{k}"))
+        add = m.submodules.reduce = FloatAdder(self.fmt)
+        s01 = Signal(self.fmt.bits, name="s01", reset_less=True)
+        s45 = Signal(self.fmt.bits, name="s45", reset_less=True)
+        with m.If(self.en & slot[a_stages]):
+            m.d.sync += s01.eq(add.result)
+        with m.If(self.en & slot[a_stages + 2]):
+            m.d.sync += s45.eq(add.result)
+        a = Mux(slot[1], held[2], Mux(slot[2], held[4], Mux(slot[a_stages + 1], s01,
+                                                             Mux(slot[2 * a_stages + 1],
+                                                                 add.result, held[0]))))
+        b = Mux(slot[1], held[3], Mux(slot[2], held[5], Mux(slot[a_stages + 1], add.result,
+                                                             Mux(slot[2 * a_stages + 1],
+                                                                 s45, held[1]))))
+        m.d.comb += [add.a.eq(a), add.b.eq(b), add.en.eq(self.en)]
+        return add.result
 
     def _delay(self, m, value, clocks, name):
         """``value`` ``clocks`` enabled clocks later."""

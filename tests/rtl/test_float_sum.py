@@ -27,7 +27,7 @@ def _expected(fmt, run, starts, terms):
 
 
 @pytest.mark.parametrize("fmt", [float32, bfloat16, float16], ids=lambda f: f.name)
-@pytest.mark.parametrize("run", [1, 2, 5, 6, 7, 13])
+@pytest.mark.parametrize("run", [1, 2, 5, 6, 7, 13, 14, 15, 40])
 def test_totals_equal_the_interpreters(fmt, run):
     rng = random.Random(run)
     dut = FloatSum(fmt, run)
@@ -49,6 +49,7 @@ def test_totals_equal_the_interpreters(fmt, run):
             p = (i + 1) % run               # the flags of the next term
             ctx.set(dut.first_next, p == 0)
             ctx.set(dut.fresh_next, 0 < p < accumulate.LANES)
+            ctx.set(dut.last_next, p == run - 1)
             last = i - dut.LATENCY      # the update whose total is at the output now
             if en and last >= 0 and last % run == run - 1:
                 got.append(ctx.get(dut.total))
