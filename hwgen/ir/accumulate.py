@@ -11,7 +11,7 @@ hardware compute exactly this, bit for bit; numpy adds in other orders, so compa
 with a tolerance.
 """
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .floats import operate
 from .graph import Assign, FloatOp, VarRef, subexprs, trips_under
@@ -24,10 +24,11 @@ LANES = 6
 
 @dataclass(frozen=True)
 class Update:
-    """The statement ``c = c + term`` (``term`` negated for ``c = c - x``)."""
+    """The statement ``stmt``, ``c = c + term`` (``term`` negated for ``c = c - x``)."""
     var: str
     term: object
     fmt: FloatType
+    stmt: object = field(default=None, compare=False)
 
 
 def update_of(stmt, types):
@@ -46,16 +47,26 @@ def update_of(stmt, types):
         return None
     if own in subexprs(term):
         return None
-    return Update(stmt.var, term, e.fmt)
+    return Update(stmt.var, term, e.fmt, stmt)
+
+
+def carried(body, k, var):
+    """Whether statement ``body[k]`` reads ``var`` as an earlier iteration left it: no
+    statement before it in the loop body assigns ``var`` whenever it runs."""
+    pred = set(body[k].pred)
+    return not any(isinstance(s, Assign) and s.var == var and set(s.pred) <= pred
+                   for s in body[:k])
 
 
 def accumulators(inst):
-    """The float variables of ``inst`` that are accumulators: var -> its ``Update``."""
+    """The float variables of ``inst`` that are accumulators: var -> its ``Update``, the
+    first update of the form ``c = c + x`` that adds to the value of an earlier iteration
+    (after ``x: float32 = ...; x = x + y`` in one iteration, ``x`` is a plain value)."""
     found = {}
     for seg in inst.segments:
-        for s in seg.body:
+        for k, s in enumerate(seg.body):
             u = update_of(s, inst.vars)
-            if u is not None:
+            if u is not None and carried(seg.body, k, u.var):
                 found.setdefault(u.var, u)
     return found
 
@@ -92,32 +103,34 @@ def tree_depth(n):
     return depth
 
 
-def run(seg, var, types):
-    """``(begin, update, depth, count)`` of ``var``'s sums in loop nest ``seg``: the assignment
-    that starts them, on the first iteration of the loops at ``depth`` and deeper (or on every
-    iteration: ``depth`` is the nest's), the update after it, and the updates from one start to
-    the end of those loops, on consecutive iterations; None where they are not of this form."""
-    begin = update = None
+def run(seg, var, update):
+    """``(begin, depth, count)`` of the sums of ``var`` (its ``Update`` ``update``) in loop nest
+    ``seg``: the assignment that starts them, on the first iteration of the loops at ``depth``
+    and deeper (or on every iteration: ``depth`` is the nest's), and the updates from one start
+    to the end of those loops, on consecutive iterations; None where they are not of this
+    form."""
+    begin = None
     for s in seg.body:
+        if s is update.stmt:
+            break
         if isinstance(s, Assign) and s.var == var:
-            if update_of(s, types) is not None:
-                update = s
-                break
             begin = s
-    if begin is None or update is None:
+    else:
         return None
-    own = [p for p in begin.pred if p not in update.pred]       # beyond the phase guards
+    if begin is None:
+        return None
+    own = [p for p in begin.pred if p not in update.stmt.pred]  # beyond the phase guards
     if len(own) > 1 or own and own[0].kind != "first":
         return None
     depth = own[0].depth if own else len(seg.trips)
-    trips = trips_under(update.pred, seg.trips)
-    if any(p.kind == "at" and p.depth >= depth for p in update.pred) or \
+    trips = trips_under(update.stmt.pred, seg.trips)
+    if any(p.kind == "at" and p.depth >= depth for p in update.stmt.pred) or \
             trips[depth + 1:] != tuple(seg.trips[depth + 1:]):
         return None             # not consecutive: the update skips iterations within a run
-    return begin, update, depth, math.prod(trips[depth:])
+    return begin, depth, math.prod(trips[depth:])
 
 
-def run_length(seg, var, types):
+def run_length(seg, var, update):
     """How many updates one run of ``var``'s sums in ``seg`` has (``run``), or None."""
-    found = run(seg, var, types)
-    return found and found[3]
+    found = run(seg, var, update)
+    return found and found[2]

@@ -57,7 +57,8 @@ class _Machine:
         # Locals and local arrays start undefined in every problem, as in hardware.
         env = {name: [None] * math.prod(t.shape) for name, t in inst.arrays.items()}
         env[".instance"] = inst
-        env[".sums"] = {var: None for var in accumulate.accumulators(inst)}
+        env[".updates"] = accumulate.accumulators(inst)
+        env[".sums"] = {var: None for var in env[".updates"]}
         for seg in inst.segments:
             for idx in itertools.product(*(range(t) for t in seg.trips)):
                 for stmt in seg.body:
@@ -92,9 +93,9 @@ class _Machine:
     def accumulate(self, inst, stmt, env, idx):
         """An assignment to a float accumulator (``ir.accumulate``): an update adds its term
         to one partial sum, any other assignment starts the sums."""
-        update = accumulate.update_of(stmt, inst.vars)
+        update = env[".updates"][stmt.var]
         fmt = inst.vars[stmt.var]
-        if update is None:
+        if update.stmt is not stmt:
             value = yield from self.eval(stmt.value, env, idx)
             env[".sums"][stmt.var] = [accumulate.start(fmt.wrap(value), fmt), 0]
             return

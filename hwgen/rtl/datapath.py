@@ -19,7 +19,7 @@ from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
 from ..ir import floats
-from ..ir.accumulate import LANES, accumulators, run, update_of
+from ..ir.accumulate import LANES, accumulators, run
 from .arith import mul_const, named
 from .float_sum import FloatSum
 from .float_units import FloatAdder, FloatMultiplier, float_compare
@@ -279,12 +279,12 @@ class Member:
         """An assignment to a float accumulator: its start (kept for the update), or its
         update, which builds its ``FloatSum``; after that the accumulator reads as its total
         (on the run's last iteration; on later ones, loops in sequence, from a register)."""
-        update = update_of(s, self.inst.vars)
-        if update is None:
+        update = self.sums[s.var]
+        if update.stmt is not s:
             self.starts[s.var] = self.emit(s.value, env)
             return
         seg = self.inst.segments[self.segment]
-        begin, _, depth, count = run(seg, s.var, self.inst.vars)
+        begin, depth, count = run(seg, s.var, update)
         lvl = self.levels.var[s.var]
         unit = FloatSum(update.fmt, count)
         name = f"{self.prefix}__sum_{safe_name(s.var)}"

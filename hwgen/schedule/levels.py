@@ -10,7 +10,7 @@ transparent to the write). A register array read after a write to it in the same
 read one level later, from the written registers.
 """
 from ..errors import HwgenError
-from ..ir.accumulate import LANES, accumulators, run_length, tree_depth, update_of
+from ..ir.accumulate import LANES, accumulators, run_length, tree_depth
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, FloatOp, Get,
                         LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, VarRef, Write,
                         coexist, stmt_exprs)
@@ -189,11 +189,11 @@ class Levels:
         """An assignment to a float accumulator: the level where its value (the start value,
         or an update's term) enters the partial sums. After the update, the accumulator reads
         as its total, ``sum_stages`` later."""
-        update = update_of(s, self.inst.vars)
+        update = self.sums[s.var] if self.sums[s.var].stmt is s else None
         # At level 1 or more: ``rtl.float_sum`` registers its flags from a level before.
         lv = max(1, self.level(s.value if update is None else update.term, env))
         if update is not None:
-            run = run_length(seg, s.var, self.inst.vars) or LANES
+            run = run_length(seg, s.var, update) or LANES
             env[s.var] = max(lv, self.var[s.var]) + sum_stages(run)
         return s, lv, dict(env)
 

@@ -7,7 +7,7 @@ gets further into the generator only to fail there.
 from ..errors import HwgenError
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Convert, FloatOp, StreamOp, VarRef, Write,
                         coexist, stmt_exprs, stream_ops, subexprs, trips_under)
-from ..ir.accumulate import LANES, accumulators, run, update_of
+from ..ir.accumulate import LANES, accumulators, carried, run, update_of
 from ..ir.layout import array_in_memory
 from .levels import FLOAT_STAGES
 
@@ -67,8 +67,9 @@ def _float_support(inst):
     (``rtl.float_units``) and widens bfloat16 to float32; not yet division, other
     conversions, or a float value updated from itself every iteration (its adder takes
     ``FLOAT_STAGES`` cycles, not one) other than a sum (``ir.accumulate``)."""
+    sums = accumulators(inst)
     for seg in inst.segments:
-        for stmt in seg.body:
+        for k, stmt in enumerate(seg.body):
             for e in stmt_exprs(stmt):
                 what = None
                 if isinstance(e, FloatOp) and e.op == "/":
@@ -80,9 +81,10 @@ def _float_support(inst):
                         f"in task {inst.name}: {what} is not built in hardware yet; the "
                         "interpreter runs it (`hwgen check`, Allo's target='simulator'); keep "
                         "the values in one float type, or integer (fixed point)", stmt.loc)
-            own = stmt.var if isinstance(stmt, Assign) else \
-                stmt.array if isinstance(stmt, ArrayWrite) else None
-            if own is not None and update_of(stmt, inst.vars) is None and any(
+            own = stmt.array if isinstance(stmt, ArrayWrite) else \
+                stmt.var if isinstance(stmt, Assign) and carried(seg.body, k, stmt.var) and \
+                not (stmt.var in sums and update_of(stmt, inst.vars)) else None
+            if own is not None and any(
                     isinstance(e, FloatOp) and e.op in FLOAT_STAGES and any(
                         isinstance(x, (VarRef, ArrayRead)) and
                         getattr(x, "name", getattr(x, "array", None)) == own
@@ -93,36 +95,37 @@ def _float_support(inst):
                     f"only a sum accumulates (`{own} += x`, `{own} = {own} + x`, "
                     f"`{own} -= x`, into {LANES} partial sums); the interpreter runs the rest",
                     stmt.loc)
-    for var in accumulators(inst):
-        _float_sum(inst, var)
+    for var, update in sums.items():
+        _float_sum(inst, var, update)
 
 
-def _float_sum(inst, var):
+def _float_sum(inst, var, update):
     """A float accumulator (``ir.accumulate``) is built as its adder, whose stages hold the
     partial sums, and an adder tree: it starts once per run of its loops, before its one
     update, and is read once that run has ended (on its last iteration, or in a later loop in
     sequence)."""
-    updates = [s for seg in inst.segments for s in seg.body if update_of(s, inst.vars)
-               and s.var == var]
-    if len(updates) > 1:
+    home = next(seg for seg in inst.segments if any(s is update.stmt for s in seg.body))
+    again = [s for s in home.body if s is not update.stmt and update_of(s, inst.vars) and
+             s.var == var]
+    if again:
         raise HwgenError(f"in task {inst.name}: float sum '{var}' is updated twice (also at "
-                         f"line {updates[0].loc[1]}); add both terms in one update "
-                         f"(`{var} += x + y`)", updates[1].loc)
-    home = next(seg for seg in inst.segments if any(s is updates[0] for s in seg.body))
-    found = run(home, var, inst.vars)
+                         f"line {update.stmt.loc[1]}); add both terms in one update "
+                         f"(`{var} += x + y`)", again[0].loc)
+    found = run(home, var, update)
     if found is None:
         raise HwgenError(
             f"in task {inst.name}: float sum '{var}' must be set right before the loop that "
             f"adds to it (`{var}: float32 = 0` before `for k in range(K): {var} += x`), and "
             f"added to on every iteration of that loop: hardware keeps it as {LANES} partial "
-            "sums, started at that assignment", updates[0].loc)
+            "sums, started at that assignment", update.stmt.loc)
     for seg in inst.segments:
         if seg is not home and any(var in _mentions(s) for s in seg.body):
             raise HwgenError(f"in task {inst.name}: float sum '{var}' is used outside the "
                              "loop nest that adds to it; use it on that loop's last iteration "
                              "(the statement right after the loop)",
                              next(s.loc for s in seg.body if var in _mentions(s)))
-    begin, update, depth, _ = found
+    begin, depth, _ = found
+    update = update.stmt
     at = next(i for i, s in enumerate(home.body) if s is update)
     last = [t - 1 for t in trips_under(update.pred, home.trips)]
     for i, s in enumerate(home.body):
