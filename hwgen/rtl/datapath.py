@@ -80,7 +80,8 @@ class Member:
         self.products = 0       # multiplies so far (each names its registers or DSP block)
         self.presets = []       # (var, value, delay-line tap): set before an iteration runs
         self.sums = accumulators(self.inst)     # float accumulators (``rtl.float_sum``)
-        self.starts = {}        # accumulator -> its start statement and value
+        self.starts = {}        # accumulator -> its start value
+        self.fifo_ops = {}      # (StreamOp, channel) -> [(condition, value to put)]
 
     def compile(self):
         """Compile every statement, then the loop-carried registers and local arrays."""
@@ -104,6 +105,21 @@ class Member:
                 self.m.d.sync += self.regs[var].eq(value)
         for arr in self.arrays.values():
             arr.finish()
+        for (op, channel), ops in self.fifo_ops.items():
+            self._fifo_port(op, channel, ops)
+
+    def _fifo_port(self, op, channel, ops):
+        """Drive the FIFO port of ``channel``: the statements on it never run on one
+        iteration (``schedule.support``), and their puts are at one level."""
+        port = self.group.fifo_port(op, channel)
+        self.m.d.comb += port.en.eq(Cat(*(c for c, _ in ops)).any() & self.build.en)
+        if op is StreamOp.PUT:
+            data = Signal(shape_of(self.graph.channels[channel].dtype),
+                          name=f"{self.prefix}__put_{safe_name(channel)}")
+            value = ops[-1][1]
+            for c, v in reversed(ops[:-1]):
+                value = Mux(c, v, value)
+            self.m.d.comb += [data.eq(value), port.data.eq(data)]
 
     # -- values at levels -----------------------------------------------------------------------
 
@@ -148,7 +164,7 @@ class Member:
             return Staged(build.links[e.channel][-1], 0)
         port = self.group.fifo_port(StreamOp.GET, e.channel)
         c = self.cond(self.pred, 0)
-        m.d.comb += port.en.eq(c & build.en)
+        self.fifo_ops.setdefault((StreamOp.GET, e.channel), []).append((c, None))
         build.stall_terms.append(c & ~port.rdy)
         data = Signal(shape_of(self.graph.channels[e.channel].dtype),
                       name=f"{self.prefix}__get_{safe_name(e.channel)}")
@@ -318,9 +334,7 @@ class Member:
             return
         port = self.group.fifo_port(StreamOp.PUT, s.channel)
         c = self.cond(s.pred, lvl)
-        data = Signal(shape_of(self.graph.channels[s.channel].dtype),
-                      name=f"{self.prefix}__put_{safe_name(s.channel)}")
-        m.d.comb += [data.eq(self.at(v, lvl)), port.data.eq(data), port.en.eq(c & build.en)]
+        self.fifo_ops.setdefault((StreamOp.PUT, s.channel), []).append((c, self.at(v, lvl)))
         build.stall_terms.append(c & ~port.rdy)
 
     def _write(self, s, env):

@@ -1,8 +1,9 @@
 """Lockstep groups and skews: which instances share a controller, and how far apart they run.
 
 Instances with the same loop structure whose put and get on a stream happen on the same
-iterations run in *lockstep*: one controller, one stall, the consumer ``skew`` cycles behind the
-producer, and the stream lowered to a chain of registers. Other streams are FIFOs between groups.
+iterations (one statement each) run in *lockstep*: one controller, one stall, the consumer
+``skew`` cycles behind the producer, and the stream lowered to a chain of registers. Other
+streams are FIFOs between groups.
 Instances that touch no FIFO never stall, so all of them with the same structure share a group.
 """
 from dataclasses import dataclass, field
@@ -57,15 +58,16 @@ class Schedule:
 
 
 def _op_pattern(inst, channel, op):
-    """Where in the iteration space a put (``Put``) or get (``Get``) on ``channel`` happens:
-    ``(segment, predicates)``."""
+    """Where in the iteration space the puts (``Put``) or gets (``Get``) on ``channel``
+    happen: ``(segment, predicates)`` of each statement making one."""
+    found = []
     for g, seg in enumerate(inst.segments):
         for s in seg.body:
-            if op is Put and isinstance(s, Put) and s.channel == channel:
-                return g, s.pred
-            if op is Get and any(isinstance(e, Get) and e.channel == channel
-                                 for e in stmt_exprs(s)):
-                return g, s.pred
+            if op is Put and isinstance(s, Put) and s.channel == channel or \
+                    op is Get and any(isinstance(e, Get) and e.channel == channel
+                                      for e in stmt_exprs(s)):
+                found.append((g, s.pred))
+    return found
 
 
 class _Sets:
@@ -91,8 +93,9 @@ def partition(graph):
     lockstep = []
     for name, ch in graph.channels.items():
         p, c = graph.instances[ch.producer], graph.instances[ch.consumer]
-        if p is not c and loop_structure(p) == loop_structure(c) and \
-                _op_pattern(p, name, Put) == _op_pattern(c, name, Get):
+        puts = _op_pattern(p, name, Put)
+        if p is not c and loop_structure(p) == loop_structure(c) and len(puts) == 1 and \
+                puts == _op_pattern(c, name, Get):
             lockstep.append(name)
             sets.union(p.name, c.name)
     fifos = [n for n in graph.channels if n not in lockstep]

@@ -214,8 +214,8 @@ class Levels:
                 self.depth = max(self.depth, lv + 1)
                 if isinstance(s, Write):
                     self.writes[id(s)] = lv
-                if isinstance(s, Put):
-                    self.puts[s.channel] = lv
+                if isinstance(s, Put):      # several puts on a stream share one level
+                    self.puts[s.channel] = max(lv, self.puts.get(s.channel, 0))
                 for e in stmt_exprs(s):
                     if isinstance(e, Get):
                         self.gets[e.channel] = 0
@@ -223,4 +223,5 @@ class Levels:
                         self.depth = max(self.depth, self.level(e, env) + 1)
             self.depth = max([self.depth] + [self.var[v] + 1 for v in assigned
                                              if v in self.var] +
-                             [self.arr[a] + 1 for a in self.arr])
+                             [self.arr[a] + 1 for a in self.arr] +
+                             [lv + 1 for lv in self.puts.values()])

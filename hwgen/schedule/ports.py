@@ -106,7 +106,10 @@ def plan_ports(graph, sched, group, bankings):
             shared[key] = port
 
     def fifo(channel, op):
-        plan.ports.append(FifoPort(f"{op.value}_{safe_name(channel)}", channel, op))
+        """One port per stream and direction, shared by the instance's statements on it."""
+        if not any(isinstance(p, FifoPort) and (p.channel, p.op) == (channel, op)
+                   for p in plan.ports):
+            plan.ports.append(FifoPort(f"{op.value}_{safe_name(channel)}", channel, op))
 
     for name in group.members:
         inst = graph.instances[name]

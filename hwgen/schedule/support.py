@@ -40,20 +40,25 @@ def _inputs_or_outputs(graph):
 
 
 def _one_op_per_stream(inst):
-    """Hardware streams take one put and one get per instance (a statement's put is checked
-    before its gets)."""
-    seen = set()
+    """A hardware stream takes one put and one get per clock: statements that put (get) on
+    one stream never run on the same iteration (loops in sequence, first and last
+    iterations)."""
     for seg in inst.segments:
+        seen = {}
         for s in seg.body:
             ops = sorted(stream_ops(s), key=lambda op: op[0] is not StreamOp.PUT)
             for op, channel, loc in ops:
-                if (op, channel) in seen:
+                other = next((x for x in seen.get((op, channel), [])
+                              if x is s or coexist(x.pred, s.pred, seg.trips)), None)
+                if other is not None:
+                    what = "put" if op is StreamOp.PUT else "got"
                     raise HwgenError(
-                        f"in task {inst.name}: stream '{channel}' is put more than once in this "
-                        "task; hardware streams take one put per instance" if op is StreamOp.PUT
-                        else f"in task {inst.name}: stream '{channel}' is read more than once "
-                        "in this task; get it once into a local", loc)
-                seen.add((op, channel))
+                        f"in task {inst.name}: stream '{channel}' is {what} twice on one "
+                        f"iteration (also at line {other.loc[1]}); a hardware stream moves one "
+                        f"element per clock: {what} it in different loops or on different "
+                        "iterations" + ("" if op is StreamOp.PUT else ", or get it once "
+                                        "into a local"), loc)
+                seen.setdefault((op, channel), []).append(s)
 
 
 def widens(convert):

@@ -89,3 +89,29 @@ def test_loops_in_sequence_run_as_phases(params):
             assert np.array_equal(run(graph, inputs)[name], value), (p, name, "interpreter")
             assert np.array_equal(outs[p][name], value), (p, name)
             assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")
+
+
+def _stream_phases(A, W, B):
+    """numpy model of tests/programs/stream_phases.py."""
+    flat = [np.concatenate([A[i].astype(np.int64) * 2, W[i].astype(np.int64) + 1])
+            for i in range(B)]
+    return {"C": np.array(flat), "D": A[:, 0].astype(np.int64),
+            "E": np.arange(B, dtype=np.int64) * 7 + 1}
+
+
+@pytest.mark.parametrize("params", [{"B": 2, "M": 3, "K": 4}, {"B": 1, "M": 1, "K": 1},
+                                    {"B": 3, "M": 5, "K": 2}])
+def test_a_stream_put_and_got_by_several_statements(params):
+    """Statements that put (get) on one stream on different iterations share its port, in
+    order, with the cycles the schedule predicts."""
+    graph = load_design(program("stream_phases"), params)
+    problems = [random_inputs(graph, seed, extreme=(seed == 0)) for seed in range(3)]
+    top = Top(plan(graph))
+    outs, cycles, _ = run_top(top, problems)
+    assert cycles[0] == top.expected_cycles
+    slow, _, _ = run_top(top, problems, in_gap=0.3, out_gap=0.4, seed=6)
+    for p, inputs in enumerate(problems):
+        for name, value in _stream_phases(inputs["A"], inputs["W"], params["B"]).items():
+            assert np.array_equal(run(graph, inputs)[name], value), (p, name, "interpreter")
+            assert np.array_equal(outs[p][name], value), (p, name)
+            assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")

@@ -79,7 +79,7 @@ def _sum_started_elsewhere():
 
 
 @pytest.mark.parametrize("make,message", [
-    (_forwarding, "put more than once"), (_float_product, "a float updated from its own value"),
+    (_forwarding, "put twice on one iteration"), (_float_product, "a float updated from its own value"),
     (_running_sum, "added up once its loop has ended"), (_sum_started_elsewhere, "must be set right before")])
 def test_the_interpreter_runs_it_hardware_refuses_it_at_the_line(make, message):
     region, line = make()
