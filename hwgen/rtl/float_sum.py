@@ -75,33 +75,41 @@ class FloatSum(wiring.Component):
         return sums[0]
 
     def _serial(self, m, sums):
-        """``((s0 + s1) + (s2 + s3)) + (s4 + s5)`` on one adder: the sums are captured when
-        the run's last result comes out, then added in slots 0, 1, 2 (the pairs), A + 1 and
-        2A + 1 (A the adder's stages) after it; runs of at least ``SERIAL_RUN`` terms never
-        need the adder in the same slot."""
+        """``((s0 + s1) + (s2 + s3)) + (s4 + s5)`` on one adder whose operands come from
+        registers: the sums are captured when the run's last result comes out; the adder
+        starts the pairs in slots 1, 2, 3 after it, ``(s0 + s1) + (s2 + s3)`` in slot A + 3
+        and the last add in slot 2A + 4 (A the adder's stages); each slot's operands are
+        chosen the slot before. Runs of at least ``SERIAL_RUN`` terms never need the adder
+        in the same slot."""
         assert LANES == 6 and len(sums) == LANES
-        a_stages = FloatAdder.LATENCY
+        a_stages, bits = FloatAdder.LATENCY, self.fmt.bits
         last = self._delay(m, self.last_next, 1, "last")
         capture = self._delay(m, last, a_stages, "capture")
-        held = [Signal(self.fmt.bits, name=f"held{k}", reset_less=True) for k in range(LANES)]
+        held = [Signal(bits, name=f"held{k}", reset_less=True) for k in range(LANES)]
         with m.If(self.en & capture):
             m.d.sync += [h.eq(v) for h, v in zip(held, sums)]
         slot = [self._delay(m, capture, 1, "slot")]
-        for k in range(1, 2 * a_stages + 2):
+        for k in range(1, 2 * a_stages + 4):
             slot.append(self._delay(m, slot[-1], 1, f"slot{k}"))
         add = m.submodules.reduce = FloatAdder(self.fmt)
-        s01 = Signal(self.fmt.bits, name="s01", reset_less=True)
-        s45 = Signal(self.fmt.bits, name="s45", reset_less=True)
-        with m.If(self.en & slot[a_stages]):
+        s01, s45 = (Signal(bits, name=n, reset_less=True) for n in ("s01", "s45"))
+        with m.If(self.en & slot[a_stages + 1]):
             m.d.sync += s01.eq(add.result)
-        with m.If(self.en & slot[a_stages + 2]):
+        with m.If(self.en & slot[a_stages + 3]):
             m.d.sync += s45.eq(add.result)
-        a = Mux(slot[1], held[2], Mux(slot[2], held[4], Mux(slot[a_stages + 1], s01,
-                                                             Mux(slot[2 * a_stages + 1],
-                                                                 add.result, held[0]))))
-        b = Mux(slot[1], held[3], Mux(slot[2], held[5], Mux(slot[a_stages + 1], add.result,
-                                                             Mux(slot[2 * a_stages + 1],
-                                                                 s45, held[1]))))
+        # The operands of the next slot: (s0, s1), (s2, s3), (s4, s5), (s01, s23), (s0123, s45).
+        a, b = Signal(bits, name="reduce_a"), Signal(bits, name="reduce_b")
+        with m.If(self.en):
+            with m.If(slot[0]):
+                m.d.sync += [a.eq(held[0]), b.eq(held[1])]
+            with m.Elif(slot[1]):
+                m.d.sync += [a.eq(held[2]), b.eq(held[3])]
+            with m.Elif(slot[2]):
+                m.d.sync += [a.eq(held[4]), b.eq(held[5])]
+            with m.Elif(slot[a_stages + 2]):
+                m.d.sync += [a.eq(s01), b.eq(add.result)]
+            with m.Elif(slot[2 * a_stages + 3]):
+                m.d.sync += [a.eq(add.result), b.eq(s45)]
         m.d.comb += [add.a.eq(a), add.b.eq(b), add.en.eq(self.en)]
         return add.result
 

@@ -45,19 +45,19 @@ WRITTEN = "written"
 
 
 # A float sum whose runs are this long or longer adds its partial sums on one adder, in five
-# slots over 2 * A + 2 clocks (A the adder's stages), before the next run's sums are ready:
+# slots over 2 * A + 4 clocks (A the adder's stages), before the next run's sums are ready:
 # ``rtl.float_sum``; shorter runs add them in a tree of adders.
-SERIAL_RUN = 2 * FLOAT_STAGES["+"] + 2
+SERIAL_RUN = 2 * FLOAT_STAGES["+"] + 4
 
 
 def sum_stages(run):
     """Levels from the term of a float accumulation that runs ``run`` updates to its total:
     the add into a partial sum, then the pairwise adds of the sums used (in a tree, or for
-    long runs on one adder: a clock to capture the sums, three rounds, one of them waiting a
-    clock for its second operand)."""
+    long runs on one adder: a clock to capture the sums, then three rounds, each starting a
+    clock after its operands are chosen, the first over three clocks)."""
     adder = FLOAT_STAGES["+"]
     if run >= SERIAL_RUN:
-        return 4 * adder + 2
+        return 4 * adder + 5
     return adder * (1 + tree_depth(min(run, LANES)))
 
 
