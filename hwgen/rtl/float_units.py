@@ -167,7 +167,10 @@ class FloatAdder(wiring.Component):
         nan = a["nan"] | b["nan"] | (a["inf"] & b["inf"] & (a["sign"] != b["sign"]))
         # 1: ordered by magnitude; specials decided.
         s1 = stage.next(big_sig=big["sig"], big_exp=big["exp"], sign=big["sign"],
-                        small_sig=small["sig"], diff=big["exp"] - small["exp"],
+                        small_sig=small["sig"],
+                        # both differences at once, then the choice: the subtraction is off
+                        # the path through the magnitude comparison
+                        diff=Mux(swap, b["exp"] - a["exp"], a["exp"] - b["exp"])[:f.e + 1],
                         small_tz=Mux(swap, _trailing_zeros(m, a["sig"], "add_tz_a"),
                                      _trailing_zeros(m, b["sig"], "add_tz_b")),
                         sub=a["sign"] != b["sign"], nan=nan, inf=~nan & (a["inf"] | b["inf"]),
