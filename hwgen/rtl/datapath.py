@@ -22,7 +22,7 @@ from ..ir import floats
 from ..ir.accumulate import LANES, accumulators, run
 from .arith import mul_const, named
 from .float_sum import FloatSum
-from .float_units import FloatAdder, FloatMultiplier, float_compare
+from .float_units import FloatAdder, FloatDivider, FloatMultiplier, float_compare
 from .local_array import LocalArray
 from .multiply import multiply
 from .signatures import shape_of, stored_shape
@@ -212,7 +212,8 @@ class Member:
             return Staged(named(self.m, float_compare(e.op, x, y, e.fmt),
                                 f"{self.prefix}__fcmp"), lvl)
         self.products += 1
-        unit = FloatMultiplier(e.fmt) if e.op == "*" else FloatAdder(e.fmt, e.op == "-")
+        unit = FloatMultiplier(e.fmt) if e.op == "*" else FloatDivider(e.fmt) \
+            if e.op == "/" else FloatAdder(e.fmt, e.op == "-")
         self.m.submodules[f"{self.prefix}__float{self.products}"] = unit
         self.m.d.comb += [unit.a.eq(x), unit.b.eq(y), unit.en.eq(self.build.en)]
         return Staged(unit.result, lvl + unit.LATENCY)

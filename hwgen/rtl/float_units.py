@@ -20,7 +20,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..schedule.levels import FLOAT_STAGES
+from ..schedule.levels import FLOAT_STAGES, float_stages
 
 
 class _Format:
@@ -103,10 +103,8 @@ class FloatMultiplier(wiring.Component):
         # significand is wider than a DSP block's operand (float32), so that no path crosses
         # the blocks and the adders after them in one cycle. Meanwhile, how far right a product
         # below the smallest exponent must shift (a subnormal result).
-        right_by = Signal(range(width + 1), name="mul_right")
-        m.d.comb += right_by.eq(Mux(s1.exp < 1, Mux(1 - s1.exp > width, width, 1 - s1.exp), 0))
-        flags = dict(s1.keep("sign", "nan", "inf", "zero", "exp"), under=s1.exp < 1,
-                     right_by=right_by)
+        flags = dict(s1.keep("sign", "nan", "inf", "zero", "exp"),
+                     **_under(m, s1.exp, width, "mul"))
         if f.p > 18:
             h = (f.p + 1) // 2
             lo_a, hi_a, lo_b, hi_b = s1.sig_a[:h], s1.sig_a[h:], s1.sig_b[:h], s1.sig_b[h:]
@@ -117,30 +115,91 @@ class FloatMultiplier(wiring.Component):
             s2 = stage.next(prod=s1.sig_a * s1.sig_b, **flags)
             prod = s2.prod
         s3 = stage.next(prod=prod[:width], **s2.keep(*flags))
-        # 4: leading and trailing zeros of the product.
-        s4 = stage.next(lz=_leading_zeros(m, s3.prod, "mul_lz"),
-                        tz=_trailing_zeros(m, s3.prod, "mul_tz"), **s3.keep("prod", *flags))
-        # 5: the normalising shift: left by the leading zeros, but not below the smallest
-        # exponent; right (exponent below 1) by how far it is below.
-        left_by = Signal(range(width + 1), name="mul_left")
-        m.d.comb += left_by.eq(Mux(s4.under, 0, Mux(s4.lz < s4.exp - 1, s4.lz, s4.exp - 1)))
-        shift = Mux(s4.under, s4.exp - 1, left_by)
-        normal = ~s4.under & (s4.lz < s4.exp) & (s4.lz < width)    # the top bit lands
-        s5 = stage.next(left_by=left_by, shift=shift, normal=normal,
-                        **s4.keep("prod", "tz", "right_by", "under", "sign", "nan", "inf",
-                                  "zero", "exp"))
-        # 6: shift; the trailing zeros say whether any one bit ends up below the guard bit.
-        shifted = Mux(s5.under, s5.prod >> s5.right_by, (s5.prod << s5.left_by)[:width])
-        exp = Mux(s5.normal, s5.exp - s5.shift, 0)
-        s6 = stage.next(sig=shifted[f.p:], guard=shifted[f.p - 1],
-                        sticky=s5.tz < f.p - 1 - s5.shift,
-                        exp=Mux(exp >= f.emax, f.emax, exp)[:f.e + 1],
-                        **s5.keep("sign", "nan", "inf", "zero"))
-        # 7: round and pack, or the special result.
-        mag = _round_pack(m, f, s6.sig, s6.guard, s6.sticky, s6.exp, "mul")
-        mag = Mux(s6.inf, f.inf, Mux(s6.zero, 0, mag))
-        s7 = stage.next(result=Mux(s6.nan, f.nan, Cat(mag, s6.sign)))
-        m.d.comb += self.result.eq(s7.result)
+        m.d.comb += self.result.eq(_finish(m, f, stage, s3, "mul"))
+        assert stage.count == self.LATENCY
+        return m
+
+
+def _under(m, exp, width, name):
+    """The flags of a result whose exponent (when its top bit is set) is ``exp``: whether it
+    is below the smallest exponent (a subnormal), and how far right it must shift."""
+    right_by = Signal(range(width + 1), name=f"{name}_right")
+    m.d.comb += right_by.eq(Mux(exp < 1, Mux(1 - exp > width, width, 1 - exp), 0))
+    return dict(under=exp < 1, right_by=right_by)
+
+
+def _finish(m, f, stage, s, name):
+    """Four more stages from ``s``: ``prod`` (the exact significand, 2p bits, any bit below
+    them folded into its lowest one), ``exp`` (its exponent when its top bit is set) with
+    ``under`` and ``right_by`` (``_under``), ``sign``, and the special flags ``nan``, ``inf``,
+    ``zero``: normalised, rounded to nearest even and packed."""
+    width = 2 * f.p
+    flags = ("sign", "nan", "inf", "zero", "exp", "under", "right_by")
+    # 1: leading and trailing zeros.
+    s4 = stage.next(lz=_leading_zeros(m, s.prod, f"{name}_lz"),
+                    tz=_trailing_zeros(m, s.prod, f"{name}_tz"), **s.keep("prod", *flags))
+    # 2: the normalising shift: left by the leading zeros, but not below the smallest
+    # exponent; right (exponent below 1) by how far it is below.
+    left_by = Signal(range(width + 1), name=f"{name}_left")
+    m.d.comb += left_by.eq(Mux(s4.under, 0, Mux(s4.lz < s4.exp - 1, s4.lz, s4.exp - 1)))
+    shift = Mux(s4.under, s4.exp - 1, left_by)
+    normal = ~s4.under & (s4.lz < s4.exp) & (s4.lz < width)    # the top bit lands
+    s5 = stage.next(left_by=left_by, shift=shift, normal=normal,
+                    **s4.keep("prod", "tz", "right_by", "under", "sign", "nan", "inf",
+                              "zero", "exp"))
+    # 3: shift; the trailing zeros say whether any one bit ends up below the guard bit.
+    shifted = Mux(s5.under, s5.prod >> s5.right_by, (s5.prod << s5.left_by)[:width])
+    exp = Mux(s5.normal, s5.exp - s5.shift, 0)
+    s6 = stage.next(sig=shifted[f.p:], guard=shifted[f.p - 1],
+                    sticky=s5.tz < f.p - 1 - s5.shift,
+                    exp=Mux(exp >= f.emax, f.emax, exp)[:f.e + 1],
+                    **s5.keep("sign", "nan", "inf", "zero"))
+    # 4: round and pack, or the special result.
+    mag = _round_pack(m, f, s6.sig, s6.guard, s6.sticky, s6.exp, name)
+    mag = Mux(s6.inf, f.inf, Mux(s6.zero, 0, mag))
+    s7 = stage.next(result=Mux(s6.nan, f.nan, Cat(mag, s6.sign)))
+    return s7.result
+
+
+class FloatDivider(wiring.Component):
+    """``result = a / b`` in format ``fmt``, ``latency(fmt)`` enabled clocks after the
+    operands: both significands normalised, a restoring division of one quotient bit per stage
+    (p + 2 bits, the remainder a sticky bit), then ``_finish``."""
+
+    def __init__(self, fmt):
+        self.fmt = fmt
+        self.LATENCY = float_stages("/", fmt)
+        super().__init__({"a": In(fmt.bits), "b": In(fmt.bits), "en": In(1),
+                          "result": Out(fmt.bits)})
+
+    def elaborate(self, platform):
+        m, f = Module(), _Format(self.fmt)
+        a, b = f.decode(self.a), f.decode(self.b)
+        stage = _Stages(m, self.en)
+        nan = a["nan"] | b["nan"] | (a["zero"] & b["zero"]) | (a["inf"] & b["inf"])
+        # 1: decoded; the leading zeros of subnormal significands.
+        s1 = stage.next(sig_a=a["sig"], sig_b=b["sig"], exp_a=a["exp"], exp_b=b["exp"],
+                        lz_a=_leading_zeros(m, a["sig"], "div_lz_a"),
+                        lz_b=_leading_zeros(m, b["sig"], "div_lz_b"),
+                        sign=a["sign"] ^ b["sign"], nan=nan,
+                        inf=~nan & (a["inf"] | b["zero"]), zero=~nan & (a["zero"] | b["inf"]))
+        # 2: normalised significands; the quotient's exponent when its top bit is set.
+        exp = (s1.exp_a - s1.lz_a - s1.exp_b + s1.lz_b + f.bias).as_signed()
+        flags = ("sign", "nan", "inf", "zero")
+        s2 = stage.next(rem=(s1.sig_a << s1.lz_a)[:f.p], div=(s1.sig_b << s1.lz_b)[:f.p],
+                        quo=Const(0, f.p + 2), exp=exp, **s1.keep(*flags))
+        # 3 ...: one quotient bit per stage, highest first.
+        s = s2
+        for _ in range(f.p + 2):
+            fits = s.rem >= s.div
+            rest = Mux(fits, s.rem - s.div, s.rem)[:f.p + 1]
+            s = stage.next(rem=Cat(Const(0, 1), rest)[:f.p + 1], div=s.div,
+                           quo=Cat(fits, s.quo)[:f.p + 2], exp=s.exp, **s.keep(*flags))
+        # The quotient left-aligned in 2p bits, the remainder's sticky bit at the bottom.
+        width = 2 * f.p
+        prod = Cat(s.rem != 0, Const(0, width - f.p - 3), s.quo)
+        s3 = stage.next(prod=prod, **_under(m, s.exp, width, "div"), **s.keep("exp", *flags))
+        m.d.comb += self.result.eq(_finish(m, f, stage, s3, "div"))
         assert stage.count == self.LATENCY
         return m
 
@@ -257,4 +316,4 @@ class _Stage:
         return {n: getattr(self, n) for n in names}
 
 
-__all__ = ["FloatMultiplier", "FloatAdder"]
+__all__ = ["FloatMultiplier", "FloatAdder", "FloatDivider"]

@@ -34,9 +34,18 @@ MULT_STAGES = 4
 # | product | count zeros | shift amount | shift | round for a multiply, decode | align | add |
 # count zeros | shift | round for an add (a leading-zero count, shift and sticky bit in one
 # stage ran the float32 multiplier at 38.6 MHz on ECP5); a comparison, a negation or an
-# absolute value is logic within its level.
+# absolute value is logic within its level; a division, ``float_stages``.
 # An accumulation (``ir.accumulate``) keeps one partial sum per adder stage.
 FLOAT_STAGES = {"*": 7, "+": LANES, "-": LANES}
+
+
+def float_stages(op, fmt):
+    """Levels of float ``op`` in format ``fmt``: ``FLOAT_STAGES``; a division takes two
+    stages to normalise its operands, one per quotient bit (the significand's and two more),
+    one to align the quotient and the multiplier's four to round it."""
+    if op == "/":
+        return 2 + (fmt.man + 3) + 1 + 4
+    return FLOAT_STAGES.get(op, 0)
 
 
 # The key in a statement's levels under which a register array it reads after a write to it in
@@ -142,7 +151,7 @@ class Levels:
                 (MULT_STAGES if is_runtime_product(e) else 0)
         if isinstance(e, FloatOp):
             operands = [e.lhs] if e.rhs is None else [e.lhs, e.rhs]
-            return max(self.level(x, env) for x in operands) + FLOAT_STAGES.get(e.op, 0)
+            return max(self.level(x, env) for x in operands) + float_stages(e.op, e.fmt)
         if isinstance(e, (Neg, Slice, Convert)):
             return self.level(e.operand, env)
         if isinstance(e, SetSlice):

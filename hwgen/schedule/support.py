@@ -68,17 +68,15 @@ def widens(convert):
 
 
 def _float_support(inst):
-    """Hardware has float multiply, add, subtract, comparisons, negation and absolute value
-    (``rtl.float_units``) and widens bfloat16 to float32; not yet division, other
-    conversions, or a float value updated from itself every iteration (its adder takes
-    ``FLOAT_STAGES`` cycles, not one) other than a sum (``ir.accumulate``)."""
+    """Hardware has float multiply, add, subtract, divide, comparisons, negation and absolute
+    value (``rtl.float_units``) and widens bfloat16 to float32; not yet other conversions,
+    or a float value updated from itself every iteration (its adder takes ``FLOAT_STAGES``
+    cycles, not one) other than a sum (``ir.accumulate``)."""
     sums = accumulators(inst)
     for seg in inst.segments:
         for k, stmt in enumerate(seg.body):
             for e in stmt_exprs(stmt):
                 what = None
-                if isinstance(e, FloatOp) and e.op == "/":
-                    what = f"float division ({e.fmt.name})"
                 if isinstance(e, Convert) and not widens(e):
                     what = f"a conversion {getattr(e.src, 'name', 'integer')} -> {e.dst.name}"
                 if what:
@@ -90,7 +88,7 @@ def _float_support(inst):
                 stmt.var if isinstance(stmt, Assign) and carried(seg.body, k, stmt.var) and \
                 not (stmt.var in sums and update_of(stmt, inst.vars)) else None
             if own is not None and any(
-                    isinstance(e, FloatOp) and e.op in FLOAT_STAGES and any(
+                    isinstance(e, FloatOp) and e.op in ("+", "-", "*", "/") and any(
                         isinstance(x, (VarRef, ArrayRead)) and
                         getattr(x, "name", getattr(x, "array", None)) == own
                         for x in subexprs(e)) for e in subexprs(stmt.value)):

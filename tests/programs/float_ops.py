@@ -1,4 +1,4 @@
-"""Float arithmetic in hardware: multiply, add, subtract, comparisons and selects, negation,
+"""Float arithmetic in hardware: multiply, add, subtract, divide, comparisons and selects, negation,
 absolute value, max/min and float constants, in float32 and bfloat16, on every element of
 random bit patterns (NaNs, infinities, subnormals and signed zeros among them)."""
 import hwgen
@@ -24,7 +24,7 @@ def build(N: int = 6):
             for i in range(N):
                 x: float32 = s.get()
                 h: bfloat16 = H[i]
-                D[i] = x + x * 0.25 if x > 0.0 else x
-                E[i] = h * h + h
+                D[i] = x + x * 0.25 if x > 0.0 else x / 3.0
+                E[i] = h * h + h / (h - 2.0)
 
     return float_ops

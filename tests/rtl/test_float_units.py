@@ -7,7 +7,7 @@ from amaranth.sim import Simulator
 
 from hwgen.ir import floats
 from hwgen.ir.types import bfloat16, float16, float32
-from hwgen.rtl.float_units import FloatAdder, FloatMultiplier
+from hwgen.rtl.float_units import FloatAdder, FloatDivider, FloatMultiplier
 
 
 def _operands(fmt, n, seed):
@@ -60,8 +60,9 @@ def _run(dut, pairs, stall):
 
 @pytest.mark.parametrize("fmt", [float32, bfloat16, float16], ids=lambda f: f.name)
 @pytest.mark.parametrize("unit,op", [(FloatMultiplier, "*"), (FloatAdder, "+"),
-                                     (lambda fmt: FloatAdder(fmt, subtract=True), "-")],
-                         ids=["mul", "add", "sub"])
+                                     (lambda fmt: FloatAdder(fmt, subtract=True), "-"),
+                                     (FloatDivider, "/")],
+                         ids=["mul", "add", "sub", "div"])
 def test_bit_exact_with_the_interpreter(fmt, unit, op):
     pairs = _operands(fmt, 1200, seed=len(op) + fmt.bits)
     got = _run(unit(fmt), pairs, stall=op == "+")

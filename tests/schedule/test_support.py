@@ -79,8 +79,10 @@ def _sum_started_elsewhere():
 
 
 @pytest.mark.parametrize("make,message", [
-    (_forwarding, "put twice on one iteration"), (_float_product, "a float updated from its own value"),
-    (_running_sum, "added up once its loop has ended"), (_sum_started_elsewhere, "must be set right before")])
+    (_forwarding, "put twice on one iteration"),
+    (_float_product, "a float updated from its own value"),
+    (_running_sum, "added up once its loop has ended"),
+    (_sum_started_elsewhere, "must be set right before")])
 def test_the_interpreter_runs_it_hardware_refuses_it_at_the_line(make, message):
     region, line = make()
     graph = check(region.graph())
