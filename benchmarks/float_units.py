@@ -1,6 +1,6 @@
 """The float units alone on ECP5-85k: Fmax, LUTs, flip-flops and DSP blocks of each of
-``rtl.float_units``' multiplier and adder for float32 and bfloat16, with registered inputs and
-output (Yosys + nextpnr, one seed), and nextpnr's critical path. About 6 minutes.
+``rtl.float_units``' multiplier, adder and divider for float32 and bfloat16, with registered
+inputs and output (Yosys + nextpnr, one seed), and nextpnr's critical path. About 10 minutes.
 
     .venv/bin/python benchmarks/float_units.py [--seed 1] [--out build/float_units]
 """
@@ -17,7 +17,7 @@ from amaranth.lib.wiring import In, Out  # noqa: E402
 
 from hwgen.flow import pnr  # noqa: E402
 from hwgen.ir.types import bfloat16, float32  # noqa: E402
-from hwgen.rtl.float_units import FloatAdder, FloatMultiplier  # noqa: E402
+from hwgen.rtl.float_units import FloatAdder, FloatDivider, FloatMultiplier  # noqa: E402
 
 
 class Registered(wiring.Component):
@@ -44,7 +44,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     units = [("multiply float32", FloatMultiplier(float32)), ("add float32", FloatAdder(float32)),
              ("multiply bfloat16", FloatMultiplier(bfloat16)),
-             ("add bfloat16", FloatAdder(bfloat16))]
+             ("add bfloat16", FloatAdder(bfloat16)), ("divide float32", FloatDivider(float32)),
+             ("divide bfloat16", FloatDivider(bfloat16))]
     print("| unit | latency | Fmax MHz | LUT | FF | DSP | critical path |\n|---|---|---|---|---|---|---|")
     for name, unit in units:
         work = os.path.join(args.out, name.replace(" ", "_"))
