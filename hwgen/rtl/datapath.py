@@ -15,12 +15,14 @@ from amaranth.hdl import Cat, Const, Mux, Signal
 from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Convert, FloatOp, Get,
                         LoopIndex, Neg, Pred, Put, Read, Select, SetSlice, Slice, StreamOp,
                         VarRef, Write, coexist, stmt_exprs, trips_under, Const as IRConst)
-from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
+from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product, widens
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
 from ..ir import floats
+from ..ir.types import IntType
 from ..ir.accumulate import LANES, accumulators, run
 from .arith import mul_const, named
+from .float_convert import FloatConvert
 from .float_sum import FloatSum
 from .float_units import FloatAdder, FloatDivider, FloatMultiplier, float_compare
 from .local_array import LocalArray
@@ -153,7 +155,7 @@ class Member:
             return Staged(self.regs[e.name], self.levels.var[e.name])
         kinds = {Get: self._get, Read: self._read, BinOp: self._binop, Neg: self._neg,
                  Slice: self._slice, Select: self._select, SetSlice: self._set_slice,
-                 ArrayRead: self._array_read, FloatOp: self._float_op, Convert: self._widen}
+                 ArrayRead: self._array_read, FloatOp: self._float_op, Convert: self._convert}
         return kinds[type(e)](e, env)
 
     # -- expressions ----------------------------------------------------------------------------
@@ -218,13 +220,22 @@ class Member:
         self.m.d.comb += [unit.a.eq(x), unit.b.eq(y), unit.en.eq(self.build.en)]
         return Staged(unit.result, lvl + unit.LATENCY)
 
-    def _widen(self, e, env):
-        """bfloat16 -> float32 (the only conversion ``schedule.support`` lets through): the
-        bits with 16 zero fraction bits below."""
+    def _convert(self, e, env):
+        """A conversion: bfloat16 -> float32 as wiring (16 zero fraction bits below), others
+        by ``rtl.float_convert`` (an integer's width and sign from its value here)."""
         a = self.emit(e.operand, env)
         if isinstance(a, int):
-            return a << 16
-        return Staged(Cat(Const(0, 16), self.at(a, level_of(a))), level_of(a))
+            return floats.convert(a, e.src, e.dst)
+        lvl = level_of(a)
+        x = self.at(a, lvl)
+        if widens(e):
+            return Staged(Cat(Const(0, 16), x), lvl)
+        src = e.src or IntType(len(x), x.shape().signed)
+        self.products += 1
+        unit = FloatConvert(src, e.dst)
+        self.m.submodules[f"{self.prefix}__convert{self.products}"] = unit
+        self.m.d.comb += [unit.value.eq(x), unit.en.eq(self.build.en)]
+        return Staged(unit.result, lvl + unit.LATENCY)
 
     def _neg(self, e, env):
         a = self.emit(e.operand, env)

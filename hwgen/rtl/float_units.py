@@ -129,11 +129,12 @@ def _under(m, exp, width, name):
 
 
 def _finish(m, f, stage, s, name):
-    """Four more stages from ``s``: ``prod`` (the exact significand, 2p bits, any bit below
-    them folded into its lowest one), ``exp`` (its exponent when its top bit is set) with
-    ``under`` and ``right_by`` (``_under``), ``sign``, and the special flags ``nan``, ``inf``,
-    ``zero``: normalised, rounded to nearest even and packed."""
-    width = 2 * f.p
+    """Four more stages from ``s``: ``prod`` (the exact significand, at least p + 2 bits,
+    any bit below them folded into its lowest one), ``exp`` (its exponent when its top bit is
+    set) with ``under`` and ``right_by`` (``_under``), ``sign``, and the special flags
+    ``nan``, ``inf``, ``zero``: normalised, rounded to nearest even and packed."""
+    width = len(s.prod)
+    low = width - f.p                   # bits below the result's significand
     flags = ("sign", "nan", "inf", "zero", "exp", "under", "right_by")
     # 1: leading and trailing zeros.
     s4 = stage.next(lz=_leading_zeros(m, s.prod, f"{name}_lz"),
@@ -150,8 +151,8 @@ def _finish(m, f, stage, s, name):
     # 3: shift; the trailing zeros say whether any one bit ends up below the guard bit.
     shifted = Mux(s5.under, s5.prod >> s5.right_by, (s5.prod << s5.left_by)[:width])
     exp = Mux(s5.normal, s5.exp - s5.shift, 0)
-    s6 = stage.next(sig=shifted[f.p:], guard=shifted[f.p - 1],
-                    sticky=s5.tz < f.p - 1 - s5.shift,
+    s6 = stage.next(sig=shifted[low:], guard=shifted[low - 1],
+                    sticky=s5.tz < low - 1 - s5.shift,
                     exp=Mux(exp >= f.emax, f.emax, exp)[:f.e + 1],
                     **s5.keep("sign", "nan", "inf", "zero"))
     # 4: round and pack, or the special result.

@@ -15,6 +15,7 @@ from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, Fl
                         LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, VarRef, Write,
                         coexist, stmt_exprs)
 from ..ir.layout import array_in_memory
+from ..ir.types import FloatType
 
 # A tensor read takes three stages: the synchronous memory read, a register on the read data
 # (block RAM's clock-to-output is 5.8 ns on ECP5; without the register it fed the multiplier),
@@ -37,6 +38,19 @@ MULT_STAGES = 4
 # absolute value is logic within its level; a division, ``float_stages``.
 # An accumulation (``ir.accumulate``) keeps one partial sum per adder stage.
 FLOAT_STAGES = {"*": 7, "+": LANES, "-": LANES}
+
+
+def widens(convert):
+    """Whether a ``Convert`` is bfloat16 -> float32: the same value with 16 more fraction bits,
+    which hardware builds as wiring."""
+    return getattr(convert.src, "name", None) == "bfloat16" and convert.dst.name == "float32"
+
+
+def convert_stages(dst):
+    """Levels of a conversion (``rtl.float_convert``) to ``dst``: into a float, a stage to
+    line up the significand and four to round it; into an integer, three (decode, shift,
+    saturate)."""
+    return 5 if isinstance(dst, FloatType) else 3
 
 
 def float_stages(op, fmt):
@@ -152,7 +166,9 @@ class Levels:
         if isinstance(e, FloatOp):
             operands = [e.lhs] if e.rhs is None else [e.lhs, e.rhs]
             return max(self.level(x, env) for x in operands) + float_stages(e.op, e.fmt)
-        if isinstance(e, (Neg, Slice, Convert)):
+        if isinstance(e, Convert):
+            return self.level(e.operand, env) + (0 if widens(e) else convert_stages(e.dst))
+        if isinstance(e, (Neg, Slice)):
             return self.level(e.operand, env)
         if isinstance(e, SetSlice):
             return max(self.level(e.operand, env), self.level(e.value, env))

@@ -5,7 +5,7 @@ what to write instead. The interpreter runs programs that break them (Allo's
 gets further into the generator only to fail there.
 """
 from ..errors import HwgenError
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Convert, FloatOp, StreamOp, VarRef, Write,
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, FloatOp, StreamOp, VarRef, Write,
                         coexist, stmt_exprs, stream_ops, subexprs, trips_under)
 from ..ir.accumulate import LANES, accumulators, carried, run, update_of
 from ..ir.layout import array_in_memory
@@ -61,29 +61,13 @@ def _one_op_per_stream(inst):
                 seen.setdefault((op, channel), []).append(s)
 
 
-def widens(convert):
-    """Whether a ``Convert`` is bfloat16 -> float32: the same value with 16 more fraction bits,
-    which hardware builds as wiring."""
-    return getattr(convert.src, "name", None) == "bfloat16" and convert.dst.name == "float32"
-
-
 def _float_support(inst):
-    """Hardware has float multiply, add, subtract, divide, comparisons, negation and absolute
-    value (``rtl.float_units``) and widens bfloat16 to float32; not yet other conversions,
-    or a float value updated from itself every iteration (its adder takes ``FLOAT_STAGES``
-    cycles, not one) other than a sum (``ir.accumulate``)."""
+    """Hardware has every float operation and conversion (``rtl.float_units``,
+    ``rtl.float_convert``), but not a float value updated from itself every iteration (its
+    adder takes ``FLOAT_STAGES`` cycles, not one) other than a sum (``ir.accumulate``)."""
     sums = accumulators(inst)
     for seg in inst.segments:
         for k, stmt in enumerate(seg.body):
-            for e in stmt_exprs(stmt):
-                what = None
-                if isinstance(e, Convert) and not widens(e):
-                    what = f"a conversion {getattr(e.src, 'name', 'integer')} -> {e.dst.name}"
-                if what:
-                    raise HwgenError(
-                        f"in task {inst.name}: {what} is not built in hardware yet; the "
-                        "interpreter runs it (`hwgen check`, Allo's target='simulator'); keep "
-                        "the values in one float type, or integer (fixed point)", stmt.loc)
             own = stmt.array if isinstance(stmt, ArrayWrite) else \
                 stmt.var if isinstance(stmt, Assign) and carried(seg.body, k, stmt.var) and \
                 not (stmt.var in sums and update_of(stmt, inst.vars)) else None
