@@ -88,9 +88,9 @@ def _float_support(inst):
 
 def _float_sum(inst, var, update):
     """A float accumulator (``ir.accumulate``) is built as its adder, whose stages hold the
-    partial sums, and an adder tree: it starts once per run of its loops, before its one
-    update, and is read once that run has ended (on its last iteration, or in a later loop in
-    sequence)."""
+    partial sums, and the adds that total them (``rtl.float_sum``): it starts once per run of
+    its loops, before its one update, and is read once that run has ended (on its last
+    iteration, or in a later loop in sequence)."""
     home = next(seg for seg in inst.segments if any(s is update.stmt for s in seg.body))
     again = [s for s in home.body if s is not update.stmt and update_of(s, inst.vars) and
              s.var == var]
@@ -173,7 +173,7 @@ def _array_ports(inst):
                 if stmt.array in memory:
                     raise HwgenError(
                         f"in task {inst.name}: local array '{stmt.array}' is a memory (more "
-                        "than 16 elements) with one write port, but this loop nest writes it "
-                        f"twice (also at line {earlier[stmt.array].loc[1]}); write it once per "
-                        "iteration", stmt.loc)
+                        "than 16 elements) with one write port, but it is written twice on one "
+                        f"loop iteration (also at line {earlier[stmt.array].loc[1]}); write it "
+                        "once per iteration", stmt.loc)
                 writes.setdefault(stmt.array, []).append(stmt)
