@@ -6,7 +6,7 @@ means changing its import lines only. Programs lower to the same task graph as h
 language; there is no second compiler.
 """
 from ..errors import HwgenError
-from ..lang import get_pid, meta_elif, meta_else, meta_for, meta_if
+from ..lang import exp, get_pid, meta_elif, meta_else, meta_for, meta_if
 from . import dataflow
 from .ir.types import *  # noqa: F401,F403
 
@@ -17,4 +17,4 @@ def grid(*sizes):
                               "a kernel, which hwgen compiles instead of running")
 
 
-__all__ = ["dataflow", "grid", "get_pid", "meta_if", "meta_elif", "meta_else", "meta_for"]
+__all__ = ["dataflow", "grid", "exp", "get_pid", "meta_if", "meta_elif", "meta_else", "meta_for"]

@@ -14,7 +14,7 @@ both have at least 2p + 2 bits, so these double roundings equal a single correct
 """
 import numpy as np
 
-from .types import FloatType, float16
+from .types import FloatType, float16, float32 as FLOAT32
 
 COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
            ">": np.greater, ">=": np.greater_equal}
@@ -83,7 +83,46 @@ def evaluate(op, a, b, fmt):
         return negate(a, fmt)
     if op == "abs":
         return int(a) & ((1 << (fmt.bits - 1)) - 1)
+    if op == "exp":
+        return exp(a)
     return operate(op, a, b, fmt)
+
+
+# ``exp``: fixed point with EXP_BITS fraction bits; log2(e) scaled by 2^LOG2E_BITS; the
+# coefficients of 2^r - 1 ~ r (C1 + r (C2 + r C3)) on [0, 1) (least squares on the relative
+# error of 2^r), scaled by 2^EXP_BITS.
+EXP_BITS = 16
+LOG2E_BITS = 24
+LOG2E = 24204406
+EXP_POLY = (45550, 14962, 5002)
+
+
+def exp(bits):
+    """e^x of float32 ``bits``, a documented approximation (relative error below 2.5e-4;
+    results below the smallest normal are +0) that hardware (``rtl.float_exp``) computes
+    identically: x truncated to fixed point with 16 fraction bits, times log2(e), split into
+    an integer n and a fraction r, 2^r from a cubic in integer arithmetic (each product
+    truncated), and n as the exponent. NaN gives NaN; |x| >= 128 gives inf or +0."""
+    bits = int(bits)
+    sign, e, frac = bits >> 31, (bits >> 23) & 0xFF, bits & 0x7FFFFF
+    if e == 0xFF and frac:
+        return quiet_nan(FLOAT32)
+    if e - 127 >= 7:
+        return 0 if sign else 0xFF << 23
+    sig = frac | (1 << 23) if e else frac
+    mag = sig >> (7 - (e - 127)) if e else 0
+    t = ((-mag if sign else mag) * LOG2E) >> LOG2E_BITS
+    n, r = t >> EXP_BITS, t & ((1 << EXP_BITS) - 1)
+    c1, c2, c3 = EXP_POLY
+    u = (c3 * r) >> EXP_BITS
+    u = ((c2 + u) * r) >> EXP_BITS
+    u = min(((c1 + u) * r) >> EXP_BITS, (1 << EXP_BITS) - 1)
+    biased = n + 127
+    if biased >= 0xFF:
+        return 0xFF << 23
+    if biased <= 0:
+        return 0
+    return biased << 23 | u << (23 - EXP_BITS)
 
 
 def convert(value, src, dst):

@@ -8,10 +8,10 @@ scope that defined the region (sizes, types). Anything built only from constants
 import ast
 import inspect
 
-from ..ir.graph import (BINARY, ArrayRead, BinOp, Channel, Const, Get, LoopIndex, Neg, Read,
-                        Select, Slice, TensorView, VarRef, subexprs)
+from ..ir.graph import (BINARY, ArrayRead, BinOp, Channel, Const, FloatOp, Get, LoopIndex, Neg,
+                        Read, Select, Slice, TensorView, VarRef, subexprs)
 from ..ir.layout import index_bounds
-from ..ir.types import StreamType
+from ..ir.types import StreamType, float32
 from .helpers import HelperInliner
 from .numeric import FLOAT_OPS, Literal, NumericLowerer
 
@@ -242,6 +242,8 @@ class ExprLowerer(NumericLowerer, HelperInliner):
             return Get(self.channel(node.func.value, "get", node), loc=self.p.loc(node))
         if isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "abs"):
             return self.builtin(node, const_only)
+        if is_call_to(node, "exp"):
+            return self.exp_call(node, const_only)
         fn = self.p.ns.get(node.func.id) if isinstance(node.func, ast.Name) else None
         if inspect.isfunction(fn):
             return self.helper_call(node, fn, const_only)
@@ -249,7 +251,17 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         if any(isinstance(a, (ast.ListComp, ast.GeneratorExp)) for a in node.args):
             hint = LIST_HINT
         self.error(f"unsupported call `{ast.unparse(node)}` in a task body (supported: "
-                   f"stream.get(), max, min, abs and helper functions){hint}", node)
+                   f"stream.get(), max, min, abs, exp and helper functions){hint}", node)
+
+    def exp_call(self, node, const_only):
+        """``exp(x)``: a float32 value (``ir.floats.exp``); other values are converted."""
+        if const_only:
+            raise NotConst()
+        if node.keywords or len(node.args) != 1:
+            self.error("use exp(x), x a float", node)
+        x = self.expr(node.args[0], const_only)
+        self.no_side_effects(x, node, "exp(...)")
+        return FloatOp("exp", self.to_type(x, float32, node), None, float32)
 
     def builtin(self, node, const_only):
         """``max``/``min``/``abs`` of run-time values: comparisons and multiplexers."""

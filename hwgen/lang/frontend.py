@@ -23,6 +23,12 @@ _TASK_MARKS = ("task", "kernel")      # hwgen's spelling and Allo's
 MAX_TENSOR_BITS = 64        # host data travels through numpy int64 arrays
 
 
+def exp(x):
+    """Inside a task body: e^x of a float32 (``ir.floats.exp``, a documented approximation)."""
+    raise HwgenError("hwgen.exp() only has a meaning inside a @hwgen.task body, which hwgen "
+                     "compiles instead of running; use numpy.exp outside")
+
+
 def get_pid():
     """Inside a task body: the instance's grid position, one index per grid axis."""
     raise HwgenError("hwgen.get_pid() only has a meaning inside a @hwgen.task body, "

@@ -23,6 +23,7 @@ from ..ir.types import IntType
 from ..ir.accumulate import LANES, accumulators, run
 from .arith import mul_const, named
 from .float_convert import FloatConvert
+from .float_exp import FloatExp
 from .float_sum import FloatSum
 from .float_units import FloatAdder, FloatDivider, FloatMultiplier, float_compare
 from .local_array import LocalArray
@@ -214,10 +215,13 @@ class Member:
             return Staged(named(self.m, float_compare(e.op, x, y, e.fmt),
                                 f"{self.prefix}__fcmp"), lvl)
         self.products += 1
-        unit = FloatMultiplier(e.fmt) if e.op == "*" else FloatDivider(e.fmt) \
-            if e.op == "/" else FloatAdder(e.fmt, e.op == "-")
+        units = {"*": FloatMultiplier, "/": FloatDivider, "exp": FloatExp,
+                 "+": FloatAdder, "-": lambda fmt: FloatAdder(fmt, subtract=True)}
+        unit = units[e.op](e.fmt)
         self.m.submodules[f"{self.prefix}__float{self.products}"] = unit
-        self.m.d.comb += [unit.a.eq(x), unit.b.eq(y), unit.en.eq(self.build.en)]
+        self.m.d.comb += [unit.a.eq(x), unit.en.eq(self.build.en)]
+        if y is not None:
+            self.m.d.comb += unit.b.eq(y)
         return Staged(unit.result, lvl + unit.LATENCY)
 
     def _convert(self, e, env):

@@ -53,12 +53,19 @@ def convert_stages(dst):
     return 5 if isinstance(dst, FloatType) else 3
 
 
+# exp (``rtl.float_exp``): fixed point | sign | partial products of x * log2(e) | their sum |
+# exponent and fraction | three Horner steps | pack.
+EXP_STAGES = 9
+
+
 def float_stages(op, fmt):
     """Levels of float ``op`` in format ``fmt``: ``FLOAT_STAGES``; a division takes two
     stages to normalise its operands, one per quotient bit (the significand's and two more),
-    one to align the quotient and the multiplier's four to round it."""
+    one to align the quotient and the multiplier's four to round it; exp ``EXP_STAGES``."""
     if op == "/":
         return 2 + (fmt.man + 3) + 1 + 4
+    if op == "exp":
+        return EXP_STAGES
     return FLOAT_STAGES.get(op, 0)
 
 

@@ -31,6 +31,7 @@ CASES = [
     ("get_under_runtime_if", "stream get under a run-time condition"),
     ("array_read_after_write", "read after it is written in the same loop iteration"),
     ("array_rewrite_own", "written from its own elements after a write in the same loop"),
+    ("exp_arguments", "use exp(x), x a float"),
     ("array_initialised", "the value of 'buf' has shape [2], the array [4]"),
     ("get_in_max", "get the value into a local first"),
     ("rebind_tensor", "'A' is a tensor of the region: write its elements, `A[...] = ...`"),

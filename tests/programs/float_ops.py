@@ -1,5 +1,5 @@
 """Float arithmetic in hardware: multiply, add, subtract, divide, comparisons and selects,
-negation, absolute value, max/min, float constants and conversions (float to integer, integer
+negation, absolute value, max/min, exp, float constants and conversions (float to integer, integer
 to float, float32 to float16), in float32 and bfloat16, on every element of random bit
 patterns (NaNs, infinities, subnormals and signed zeros among them)."""
 import hwgen
@@ -9,7 +9,8 @@ from hwgen import Stream, bfloat16, float16, float32, int8, int16
 def build(N: int = 6):
     @hwgen.region
     def float_ops(A: float32[N], B: float32[N], H: bfloat16[N], I: int8[N], C: float32[N],
-                  D: float32[N], E: bfloat16[N], Q: int16[N], R: float16[N], G: float32[N]):
+                  D: float32[N], E: bfloat16[N], Q: int16[N], R: float16[N], G: float32[N],
+                  X: float32[N]):
         s = Stream[float32, 2]
 
         @hwgen.task
@@ -23,6 +24,7 @@ def build(N: int = 6):
                 R[i] = a * b
                 n: float32 = I[i]
                 G[i] = n * 0.5
+                X[i] = hwgen.exp(a - b)
 
         @hwgen.task
         def second():
