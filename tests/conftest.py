@@ -23,6 +23,36 @@ def random_inputs(graph, seed=0, extreme=False):
             for t in graph.inputs}
 
 
+def example_inputs(module, graph, seed=0, extreme=False):
+    """``random_inputs``, but float tensors drawn from the example's ``INPUT_RANGE`` when it
+    has one (an example checked against numpy within a tolerance)."""
+    inputs = random_inputs(graph, seed, extreme)
+    if hasattr(module, "INPUT_RANGE"):
+        from hwgen.ir import floats
+        from hwgen.ir.types import FloatType
+        rng = np.random.default_rng(seed)
+        for t in graph.inputs:
+            if isinstance(t.dtype, FloatType):
+                inputs[t.name] = floats.to_bits(rng.uniform(*module.INPUT_RANGE, t.shape),
+                                                t.dtype)
+    return inputs
+
+
+def golden(module, graph, inputs):
+    """What an example must output on ``inputs``, bit for bit, as values: its numpy
+    reference's, or for an example with a ``TOLERANCE`` (an approximation inside, held to
+    numpy within it by test_interpreter_equals_numpy) the interpreter's."""
+    from hwgen.check.reference import call_reference
+    if not hasattr(module, "TOLERANCE"):
+        return call_reference(module.reference, graph, inputs)
+    from hwgen.ir import floats
+    from hwgen.ir.interp import run
+    from hwgen.ir.types import FloatType
+    return {name: floats.from_bits(v, graph.tensors[name].dtype)
+            if isinstance(graph.tensors[name].dtype, FloatType) else v
+            for name, v in run(graph, inputs).items()}
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)

@@ -3,12 +3,12 @@ gaps and back-pressure in Amaranth's simulator, cycle counts equal to the schedu
 import numpy as np
 import pytest
 
-from hwgen.check.reference import call_reference, differences
+from hwgen.check.reference import differences
 from hwgen.pipeline import load_design, load_module
 from hwgen.rtl.simhelpers import run_top
 from hwgen.rtl.top import Top
 from hwgen.schedule import plan
-from tests.conftest import example, random_inputs
+from tests.conftest import example, example_inputs, golden
 
 CASES = [
     ("systolic_1d", {"T": 1, "N": 5}), ("systolic_1d", {"T": 5, "N": 3}),
@@ -29,6 +29,7 @@ CASES = [
     ("gemm_ws_float", {"M": 9, "N": 1, "K": 1, "BITS": 16}),
     ("gemv_float", {"M": 1, "K": 1, "BITS": 32}), ("gemv_float", {"M": 3, "K": 97, "BITS": 16}),
     ("gemv_float", {"M": 5, "K": 6, "BITS": 32}),
+    ("attention", {"L": 1, "D": 1, "BITS": 32}), ("attention", {"L": 17, "D": 3, "BITS": 16}),
 ]
 
 
@@ -37,13 +38,13 @@ def test_odd_sizes_with_back_pressure(name, sizes):
     path = example(name)
     module, graph = load_module(path), load_design(path, sizes)
     top = Top(plan(graph))
-    problems = [random_inputs(graph, s, extreme=(s == 0)) for s in range(3)]
+    problems = [example_inputs(module, graph, s, extreme=(s == 0)) for s in range(3)]
     outs, cycles, done = run_top(top, problems)
     assert cycles[0] == top.expected_cycles
     assert list(np.diff(done)) == [top.interval_cycles] * 2
     for gaps in ((0.5, 0.2), (0.2, 0.6)):
         outs, _, _ = run_top(top, problems, *gaps, seed=len(sizes))
         for p, inputs in enumerate(problems):
-            for out, want in call_reference(module.reference, graph, inputs).items():
+            for out, want in golden(module, graph, inputs).items():
                 assert differences(out, np.asarray(outs[p][out]), want,
                                    dtype=graph.tensors[out].dtype) is None, (p, out, gaps)
