@@ -67,6 +67,13 @@ def _trailing_zeros(m, value, name):
     return tz
 
 
+def _align(m, diff, limit, name):
+    """``diff`` (an exponent difference) clamped to 0..``limit``: how far to shift."""
+    by = Signal(range(limit + 1), name=name)
+    m.d.comb += by.eq(Mux(diff.as_signed() < 0, 0, Mux(diff > limit, limit, diff)))
+    return by
+
+
 def _round_pack(m, f, sig, guard, sticky, exp, name):
     """The magnitude of a result: ``sig`` (``f.p`` bits, hidden bit on top when normal) with
     biased exponent ``exp`` (0 for a subnormal), rounded to nearest even on the bits below
@@ -225,23 +232,24 @@ class FloatAdder(wiring.Component):
         big = {k: Mux(swap, b[k], a[k]) for k in ("sign", "sig", "exp")}
         small = {k: Mux(swap, a[k], b[k]) for k in ("sig", "exp")}
         nan = a["nan"] | b["nan"] | (a["inf"] & b["inf"] & (a["sign"] != b["sign"]))
-        # 1: ordered by magnitude; specials decided.
+        # 1: ordered by magnitude; specials decided. How far the smaller significand shifts
+        # right (three bits below the ulp: guard, round, sticky), and whether a one bit falls
+        # off its end, computed for either order and chosen by the magnitude comparison, so
+        # that the aligning stage only shifts.
+        p3 = f.p + 3
+        tz_a, tz_b = _trailing_zeros(m, a["sig"], "add_tz_a"), _trailing_zeros(m, b["sig"],
+                                                                               "add_tz_b")
+        by_a, by_b = (_align(m, x["exp"] - y["exp"], p3, f"add_by_{n}")
+                      for x, y, n in ((a, b, "a"), (b, a, "b")))
         s1 = stage.next(big_sig=big["sig"], big_exp=big["exp"], sign=big["sign"],
-                        small_sig=small["sig"],
-                        # both differences at once, then the choice: the subtraction is off
-                        # the path through the magnitude comparison
-                        diff=Mux(swap, b["exp"] - a["exp"], a["exp"] - b["exp"])[:f.e + 1],
-                        small_tz=Mux(swap, _trailing_zeros(m, a["sig"], "add_tz_a"),
-                                     _trailing_zeros(m, b["sig"], "add_tz_b")),
+                        small_sig=small["sig"], by=Mux(swap, by_b, by_a),
+                        lost=Mux(swap, tz_a + 3 < by_b, tz_b + 3 < by_a),
                         sub=a["sign"] != b["sign"], nan=nan, inf=~nan & (a["inf"] | b["inf"]),
                         inf_sign=Mux(a["inf"], a["sign"], b["sign"]),
                         zeros=a["zero"] & b["zero"], zeros_sign=a["sign"] & b["sign"])
-        # 2: the smaller significand aligned, three bits below the ulp (guard, round, sticky).
-        p3 = f.p + 3
-        by = Signal(range(p3 + 1), name="add_align")
-        m.d.comb += by.eq(Mux(s1.diff > p3, p3, s1.diff))
-        shifted = Cat(Const(0, 3), s1.small_sig) >> by
-        aligned = Cat(shifted[0] | (s1.small_tz + 3 < by), shifted[1:])
+        # 2: the smaller significand aligned.
+        shifted = Cat(Const(0, 3), s1.small_sig) >> s1.by
+        aligned = Cat(shifted[0] | s1.lost, shifted[1:])
         flags = ("sign", "sub", "nan", "inf", "inf_sign", "zeros", "zeros_sign")
         s2 = stage.next(big=Cat(Const(0, 3), s1.big_sig), small=aligned,
                         **s1.keep("big_exp", *flags))
