@@ -1,5 +1,5 @@
 """IEEE-754 floating point on bit patterns: the one definition of what a float operation
-computes, for the interpreter and (later) the hardware to agree on.
+computes, for the interpreter and the hardware (``rtl.float_*``) to agree on.
 
 Float values travel through the task graph as their bit patterns (an unsigned integer of the
 format's width), so streams, tensors, locals and the host contract carry them unchanged; only
