@@ -233,23 +233,21 @@ class FloatAdder(wiring.Component):
         small = {k: Mux(swap, a[k], b[k]) for k in ("sig", "exp")}
         nan = a["nan"] | b["nan"] | (a["inf"] & b["inf"] & (a["sign"] != b["sign"]))
         # 1: ordered by magnitude; specials decided. How far the smaller significand shifts
-        # right (three bits below the ulp: guard, round, sticky), and whether a one bit falls
-        # off its end, computed for either order and chosen by the magnitude comparison, so
-        # that the aligning stage only shifts.
+        # right (to three bits below the ulp: guard, round, sticky), computed for either order
+        # and chosen by the magnitude comparison, off its path.
         p3 = f.p + 3
-        tz_a, tz_b = _trailing_zeros(m, a["sig"], "add_tz_a"), _trailing_zeros(m, b["sig"],
-                                                                               "add_tz_b")
         by_a, by_b = (_align(m, x["exp"] - y["exp"], p3, f"add_by_{n}")
                       for x, y, n in ((a, b, "a"), (b, a, "b")))
         s1 = stage.next(big_sig=big["sig"], big_exp=big["exp"], sign=big["sign"],
                         small_sig=small["sig"], by=Mux(swap, by_b, by_a),
-                        lost=Mux(swap, tz_a + 3 < by_b, tz_b + 3 < by_a),
+                        small_tz=Mux(swap, _trailing_zeros(m, a["sig"], "add_tz_a"),
+                                     _trailing_zeros(m, b["sig"], "add_tz_b")),
                         sub=a["sign"] != b["sign"], nan=nan, inf=~nan & (a["inf"] | b["inf"]),
                         inf_sign=Mux(a["inf"], a["sign"], b["sign"]),
                         zeros=a["zero"] & b["zero"], zeros_sign=a["sign"] & b["sign"])
-        # 2: the smaller significand aligned.
+        # 2: the smaller significand aligned; the trailing zeros say whether a one bit fell off.
         shifted = Cat(Const(0, 3), s1.small_sig) >> s1.by
-        aligned = Cat(shifted[0] | s1.lost, shifted[1:])
+        aligned = Cat(shifted[0] | (s1.small_tz + 3 < s1.by), shifted[1:])
         flags = ("sign", "sub", "nan", "inf", "inf_sign", "zeros", "zeros_sign")
         s2 = stage.next(big=Cat(Const(0, 3), s1.big_sig), small=aligned,
                         **s1.keep("big_exp", *flags))
