@@ -13,22 +13,18 @@ import operator
 from amaranth.hdl import Cat, Const, Mux, Signal
 
 from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Convert, FloatOp, Get,
-                        LoopIndex, Neg, Pred, Put, Read, Select, SetSlice, Slice, StreamOp,
-                        VarRef, Write, coexist, stmt_exprs, trips_under, Const as IRConst)
-from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product, widens
+                        LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef,
+                        Write, stmt_exprs, Const as IRConst)
+from ..ir.accumulate import accumulators
+from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
-from ..ir import floats
-from ..ir.types import IntType
-from ..ir.accumulate import LANES, accumulators, run
 from .arith import mul_const, named
-from .float_convert import FloatConvert
-from .float_exp import FloatExp
-from .float_sum import FloatSum
-from .float_units import FloatAdder, FloatDivider, FloatMultiplier, float_compare
+from .float_datapath import FloatLowering
 from .local_array import LocalArray
 from .multiply import multiply
 from .signatures import shape_of, stored_shape
+from .staged import Staged, level_of
 
 # ``a op b`` on Amaranth values (``ir.graph.BINARY`` is the same on Python integers).
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_,
@@ -38,19 +34,7 @@ _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.a
         ">": operator.gt, ">=": operator.ge}
 
 
-class Staged:
-    """A value that exists at pipeline ``level``."""
-
-    def __init__(self, value, level):
-        self.value, self.level = value, level
-
-
-def level_of(v):
-    """The level of an emitted value (constants and delay-line taps exist at every level)."""
-    return v.level if isinstance(v, Staged) else 0
-
-
-class Member:
+class Member(FloatLowering):
     """Compiles the statements of instance ``name`` into ``group``'s module.
 
     Parameters
@@ -199,48 +183,6 @@ class Member:
             return Staged(prod, lvl + MULT_STAGES)
         return Staged(_OPS[e.op](self.at(a, lvl), self.at(b, lvl)), lvl)
 
-    def _float_op(self, e, env):
-        """Float arithmetic (``rtl.float_units``, ``FLOAT_STAGES`` levels), comparisons, and
-        negation or absolute value on the sign bit."""
-        a = self.emit(e.lhs, env)
-        b = None if e.rhs is None else self.emit(e.rhs, env)
-        if isinstance(a, int) and (b is None or isinstance(b, int)):
-            return floats.evaluate(e.op, a, b, e.fmt)
-        lvl = max(level_of(a), level_of(b))
-        x, y = self.at(a, lvl), None if b is None else self.at(b, lvl)
-        if e.op in ("neg", "abs"):
-            sign = ~x[-1] if e.op == "neg" else Const(0, 1)
-            return Staged(Cat(x[:-1], sign), lvl)
-        if e.op in floats.COMPARE:
-            return Staged(named(self.m, float_compare(e.op, x, y, e.fmt),
-                                f"{self.prefix}__fcmp"), lvl)
-        self.products += 1
-        units = {"*": FloatMultiplier, "/": FloatDivider, "exp": FloatExp,
-                 "+": FloatAdder, "-": lambda fmt: FloatAdder(fmt, subtract=True)}
-        unit = units[e.op](e.fmt)
-        self.m.submodules[f"{self.prefix}__float{self.products}"] = unit
-        self.m.d.comb += [unit.a.eq(x), unit.en.eq(self.build.en)]
-        if y is not None:
-            self.m.d.comb += unit.b.eq(y)
-        return Staged(unit.result, lvl + unit.LATENCY)
-
-    def _convert(self, e, env):
-        """A conversion: bfloat16 -> float32 as wiring (16 zero fraction bits below), others
-        by ``rtl.float_convert`` (an integer's width and sign from its value here)."""
-        a = self.emit(e.operand, env)
-        if isinstance(a, int):
-            return floats.convert(a, e.src, e.dst)
-        lvl = level_of(a)
-        x = self.at(a, lvl)
-        if widens(e):
-            return Staged(Cat(Const(0, 16), x), lvl)
-        src = e.src or IntType(len(x), x.shape().signed)
-        self.products += 1
-        unit = FloatConvert(src, e.dst)
-        self.m.submodules[f"{self.prefix}__convert{self.products}"] = unit
-        self.m.d.comb += [unit.value.eq(x), unit.en.eq(self.build.en)]
-        return Staged(unit.result, lvl + unit.LATENCY)
-
     def _neg(self, e, env):
         a = self.emit(e.operand, env)
         return -a if isinstance(a, int) else Staged(-self.at(a, level_of(a)), level_of(a))
@@ -307,39 +249,6 @@ class Member:
         self.m.d.comb += w.eq(value)
         env[s.var] = Staged(w, lvl)
 
-    def _float_sum(self, s, env):
-        """An assignment to a float accumulator: its start (kept for the update), or its
-        update, which builds its ``FloatSum``; after that the accumulator reads as its total
-        (on the run's last iteration; on later ones, loops in sequence, from a register)."""
-        update = self.sums[s.var]
-        if update.stmt is not s:
-            self.starts[s.var] = self.emit(s.value, env)
-            return
-        seg = self.inst.segments[self.segment]
-        begin, depth, count = run(seg, s.var, update)
-        lvl = self.levels.var[s.var]
-        unit = FloatSum(update.fmt, count)
-        name = f"{self.prefix}__sum_{safe_name(s.var)}"
-        self.m.submodules[name] = unit
-        # The flags of the iteration one level before (the next one here); ``Levels`` keeps
-        # ``lvl`` at 1 or more.
-        cut = trips_under(s.pred, seg.trips)
-        ends = s.pred + tuple(Pred("at", d, cut[d] - 1) for d in range(depth, len(cut)))
-        fresh = [self.cond(begin.pred, lvl - 1 + j) for j in range(1, LANES)]
-        self.m.d.comb += [unit.term.eq(self.at(self.emit(update.term, env), lvl)),
-                          unit.start.eq(self.at(self.starts[s.var], lvl)),
-                          unit.first_next.eq(self.cond(begin.pred, lvl - 1)),
-                          unit.fresh_next.eq(Cat(*fresh).any()),
-                          unit.last_next.eq(self.cond(ends, lvl - 1)), unit.en.eq(self.build.en)]
-        total, lvl = unit.total, lvl + unit.LATENCY
-        if any(s.var in _reads(x) and not coexist(x.pred, s.pred, seg.trips) for x in seg.body):
-            done = self.cond(ends, lvl)
-            kept = Signal(update.fmt.bits, name=f"{name}_total")
-            with self.m.If(self.build.en & done):
-                self.m.d.sync += kept.eq(total)
-            total = Mux(done, total, kept)
-        env[s.var] = Staged(total, lvl)
-
     def _put(self, s, env):
         build, m = self.build, self.m
         v = self.emit(s.value, env)
@@ -376,11 +285,6 @@ class Member:
                 term = self.at(p, level) - base if base else self.at(p, level)
                 addr = addr + mul_const(term, stride)
         return Const(addr) if isinstance(addr, int) else addr
-
-
-def _reads(stmt):
-    """The local variables ``stmt`` reads."""
-    return {e.name for e in stmt_exprs(stmt) if isinstance(e, VarRef)}
 
 
 def _unread_before(body):

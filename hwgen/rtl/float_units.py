@@ -87,12 +87,14 @@ def _round_pack(m, f, sig, guard, sticky, exp, name):
 
 
 class FloatMultiplier(wiring.Component):
-    """``result = a * b`` in format ``fmt``, ``LATENCY`` enabled clocks after the operands."""
+    """``result = a * b`` in format ``fmt``, ``LATENCY`` enabled clocks after the operands.
+    ``narrow``: how many top bits of each significand can be non-zero (8 for bfloat16 values
+    widened to float32): the product is then one small multiply, exact, and one DSP block."""
 
     LATENCY = FLOAT_STAGES["*"]
 
-    def __init__(self, fmt):
-        self.fmt = fmt
+    def __init__(self, fmt, narrow=None):
+        self.fmt, self.narrow = fmt, narrow
         super().__init__({"a": In(fmt.bits), "b": In(fmt.bits), "en": In(1),
                           "result": Out(fmt.bits)})
 
@@ -112,7 +114,11 @@ class FloatMultiplier(wiring.Component):
         # below the smallest exponent must shift (a subnormal result).
         flags = dict(s1.keep("sign", "nan", "inf", "zero", "exp"),
                      **_under(m, s1.exp, width, "mul"))
-        if f.p > 18:
+        if self.narrow:
+            low = f.p - self.narrow
+            s2 = stage.next(prod=s1.sig_a[low:] * s1.sig_b[low:], **flags)
+            prod = s2.prod << 2 * low
+        elif f.p > 18:
             h = (f.p + 1) // 2
             lo_a, hi_a, lo_b, hi_b = s1.sig_a[:h], s1.sig_a[h:], s1.sig_b[:h], s1.sig_b[h:]
             s2 = stage.next(ll=lo_a * lo_b, lh=lo_a * hi_b, hl=hi_a * lo_b, hh=hi_a * hi_b,

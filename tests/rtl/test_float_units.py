@@ -72,6 +72,15 @@ def test_bit_exact_with_the_interpreter(fmt, unit, op):
     assert not bad, bad[:5]
 
 
+def test_narrow_multiplier_on_widened_bfloat16():
+    """bfloat16 values widened to float32 multiply on one small product, bit-exact."""
+    pairs = [(a << 16, b << 16) for a, b in _operands(bfloat16, 1500, seed=11)]
+    got = _run(FloatMultiplier(float32, narrow=8), pairs, stall=True)
+    bad = [(hex(a), hex(b), hex(g)) for (a, b), g in zip(pairs, got)
+           if g != floats.operate("*", a, b, float32)]
+    assert not bad, bad[:5]
+
+
 def test_float_program_in_hardware_equals_the_interpreter():
     """tests/programs/float_ops.py (float32 and bfloat16 multiply, add, subtract, compare,
     select, negate, abs, max) as generated hardware in Amaranth's simulator on random bit
