@@ -23,8 +23,8 @@ class FloatLowering:
     ``starts`` and ``segment``."""
 
     def _float_op(self, e, env):
-        """Float arithmetic (``rtl.float_units``, ``FLOAT_STAGES`` levels), comparisons, and
-        negation or absolute value on the sign bit."""
+        """Float arithmetic and exp on their units (``schedule.levels.float_stages`` levels),
+        comparisons as logic, negation and absolute value on the sign bit."""
         a = self.emit(e.lhs, env)
         b = None if e.rhs is None else self.emit(e.rhs, env)
         if isinstance(a, int) and (b is None or isinstance(b, int)):
