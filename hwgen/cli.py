@@ -54,9 +54,8 @@ def _lanes(args):
 
 
 def _design(args):
-    """``(graph, reference)``: the design's checked task graph and its numpy reference (None
-    when the file defines none; for a ``dse:`` point, the tensor expression itself), each
-    loaded or explored once."""
+    """``(graph, reference, tolerance, input_range)``: the checked task graph, its numpy
+    reference (None if undefined; for ``dse:``, the expression's) and ``declared`` values."""
     if args.design.startswith("dse:"):
         from .dataflow.generate import generate, reference
         if args.params:
@@ -64,25 +63,27 @@ def _design(args):
                              "not --params")
         result = _exploration(args)
         return (generate(result.find(args.design[4:]).design),
-                lambda **inputs: reference(result.expr, result.sizes, inputs))
+                lambda **inputs: reference(result.expr, result.sizes, inputs), None, None)
+    from .check.reference import declared
     from .pipeline import load_design, load_module, parse_params
     params = parse_params(args.params)
     module = load_module(args.design)
     return (load_design(args.design, params, module=module),
-            getattr(module, "reference", None))
+            getattr(module, "reference", None)) + declared(module)
 
 
 def _graph(args):
     return _design(args)[0]
 
 
-def _check_reference(graph, reference, cases, what, outputs=None):
-    """Print the interpreter against ``reference`` on ``cases``; whether they agree.
-    ``outputs``: the interpreter's, when already computed."""
+def _check_reference(graph, reference, cases, what, outputs=None, tolerance=None):
+    """Print the interpreter against ``reference`` on ``cases``; whether they agree (within
+    the design's declared ``tolerance``). ``outputs``: the interpreter's, when computed."""
     from .check.reference import check_reference
-    report = check_reference(graph, reference, cases, outputs)
+    report = check_reference(graph, reference, cases, outputs, tolerance)
     if report.ok:
-        print(f"PASS {graph.name} {graph.params}: the interpreter equals reference() on {what}")
+        print(f"PASS {graph.name} {graph.params}: the interpreter equals reference()"
+              + (f" within {tolerance}" if tolerance else "") + f" on {what}")
         return True
     print(f"FAIL {graph.name} {graph.params}: the program and its reference() disagree")
     for line in report.failures[:10]:
@@ -153,16 +154,16 @@ def cmd_check(args):
     if args.problems < 0:
         raise HwgenError(f"--problems must be 0 or more (random problems besides the two "
                          f"extremes), not {args.problems}")
-    graph, reference = _design(args)
+    graph, reference, tolerance, input_range = _design(args)
     if reference is None:
         raise HwgenError(f"{args.design} defines no reference(): write one that takes the input "
                          f"tensors as numpy arrays ({', '.join(t.name for t in graph.inputs)}) "
                          "and returns {" + ", ".join(f"'{t.name}': ..." for t in graph.outputs)
                          + "}")
-    cases = reference_cases(graph, args.problems, args.seed)
+    cases = reference_cases(graph, args.problems, args.seed, input_range)
     what = f"{len(cases)} problems: all-minimum, all-maximum and {args.problems} random " \
            f"inputs (seed {args.seed})"
-    return 0 if _check_reference(graph, reference, cases, what) else 1
+    return 0 if _check_reference(graph, reference, cases, what, tolerance=tolerance) else 1
 
 
 def cmd_sim(args):
@@ -170,19 +171,19 @@ def cmd_sim(args):
     if args.sim not in SIMULATORS + ("auto",):
         raise HwgenError(f"unknown simulator {args.sim!r}; use auto, {', '.join(SIMULATORS)}")
     steps = _Steps(4)
-    graph, reference = _design(args)
+    graph, reference, tolerance, input_range = _design(args)
     if reference is None:
         print("golden model: the interpreter (the design defines no reference() to check it "
               "against)")
     # Inputs and interpreter outputs once, for the reference check and the testbench.
-    vectors = make_vectors(graph, args.problems, args.seed)
+    vectors = make_vectors(graph, args.problems, args.seed, input_range)
     if reference is not None:
         cases = [(f"simulated problem {p}", {t.name: vectors[f"in_{t.name}_{p}"]
                                              for t in graph.inputs}) for p in range(args.problems)]
         outputs = [{t.name: vectors[f"out_{t.name}_{p}"] for t in graph.outputs}
                    for p in range(args.problems)]
         if not _check_reference(graph, reference, cases, f"the {len(cases)} simulated "
-                                "problems, so the hardware is held to both", outputs):
+                                "problems, so the hardware is held to both", outputs, tolerance):
             return 1
     result = simulate(graph, _out_dir(args), sim=args.sim, problems=args.problems, seed=args.seed,
                       lanes=_lanes(args), step=steps, vectors=vectors, device=args.device)

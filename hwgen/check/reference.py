@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import HwgenError
 from ..ir import floats
-from ..ir.interp import run
+from ..ir.interp import in_range, run
 from ..ir.types import FloatType
 
 
@@ -30,18 +30,37 @@ class ReferenceReport:
         return not self.failures
 
 
-def reference_cases(graph, random=3, seed=0):
+def declared(module):
+    """A design file's ``(TOLERANCE, INPUT_RANGE)``: the absolute tolerance within which its
+    float outputs meet reference() (a design with an approximation inside, such as ``exp``),
+    and the ``(low, high)`` range its float inputs are drawn from; None for each it omits."""
+    tolerance, span = getattr(module, "TOLERANCE", None), getattr(module, "INPUT_RANGE", None)
+    if tolerance is not None and not (isinstance(tolerance, (int, float)) and tolerance > 0):
+        raise HwgenError(f"TOLERANCE must be a positive number (an absolute tolerance), not "
+                         f"{tolerance!r}")
+    if span is not None and not (isinstance(span, (tuple, list)) and len(span) == 2 and
+                                 all(isinstance(v, (int, float)) for v in span) and
+                                 span[0] < span[1]):
+        raise HwgenError(f"INPUT_RANGE must be (low, high) with low < high, e.g. (-2.0, 2.0), "
+                         f"not {span!r}")
+    return tolerance, span
+
+
+def reference_cases(graph, random=3, seed=0, input_range=None):
     """``[(label, inputs)]``: every input at its type's minimum, at its maximum, and
-    ``random`` problems of uniform random values."""
+    ``random`` problems of uniform random values (float inputs within ``input_range``, when
+    the design declares one)."""
     rng = np.random.default_rng(seed)
-    cases = [("all-minimum inputs",
-              {t.name: np.full(t.shape, t.dtype.min, dtype=np.int64) for t in graph.inputs}),
-             ("all-maximum inputs",
-              {t.name: np.full(t.shape, t.dtype.max, dtype=np.int64) for t in graph.inputs})]
+    cases = [("all-minimum inputs", in_range(graph, {
+                t.name: np.full(t.shape, t.dtype.min, dtype=np.int64) for t in graph.inputs},
+                input_range, rng, 0)),
+             ("all-maximum inputs", in_range(graph, {
+                 t.name: np.full(t.shape, t.dtype.max, dtype=np.int64) for t in graph.inputs},
+                 input_range, rng, 1))]
     for k in range(random):
-        cases.append((f"random inputs {k + 1} (seed {seed})",
-                      {t.name: rng.integers(t.dtype.min, t.dtype.max, t.shape, endpoint=True)
-                       for t in graph.inputs}))
+        cases.append((f"random inputs {k + 1} (seed {seed})", in_range(graph, {
+            t.name: rng.integers(t.dtype.min, t.dtype.max, t.shape, endpoint=True)
+            for t in graph.inputs}, input_range, rng)))
     return cases
 
 
@@ -78,10 +97,11 @@ def _as_values(graph, name, value):
     return value
 
 
-def differences(name, got, want, limit=3, dtype=None):
+def differences(name, got, want, limit=3, dtype=None, tolerance=None):
     """Text naming the first ``limit`` indices where ``got`` (the program) and ``want`` (the
     reference) differ, or None when they are equal. For a float ``dtype``, ``got`` holds bit
-    patterns and ``want`` values: equal when the bits are, or when both are NaN."""
+    patterns and ``want`` values: equal when the bits are, when both are NaN, or when they are
+    within ``tolerance`` (absolute) of each other."""
     if got.shape != want.shape:
         return f"output '{name}': reference() gives shape {list(want.shape)}, the program " \
                f"{list(got.shape)}"
@@ -90,6 +110,9 @@ def differences(name, got, want, limit=3, dtype=None):
         want_values = np.asarray(want, dtype=np.float64)
         same = (got == floats.to_bits(want_values, dtype)) | \
             (np.isnan(got_values) & np.isnan(want_values))
+        if tolerance is not None:
+            with np.errstate(invalid="ignore"):
+                same |= np.abs(got_values - want_values) <= tolerance
         got, want = got_values, want_values.astype(got_values.dtype)
         where = np.argwhere(~same)
     else:
@@ -103,17 +126,18 @@ def differences(name, got, want, limit=3, dtype=None):
     return f"output '{name}' differs in {len(where)} of {got.size} elements; first {shown}"
 
 
-def check_reference(graph, reference, cases, outputs=None):
+def check_reference(graph, reference, cases, outputs=None, tolerance=None):
     """Run ``graph`` in the interpreter and ``reference`` on each of ``cases``
-    (``[(label, inputs)]``) and compare every output. ``outputs``: the interpreter's outputs
-    per case, when the caller already has them."""
+    (``[(label, inputs)]``) and compare every output (floats within ``tolerance``, when the
+    design declares one). ``outputs``: the interpreter's outputs per case, when the caller
+    already has them."""
     report = ReferenceReport([label for label, _ in cases])
     for k, (label, inputs) in enumerate(cases):
         want = call_reference(reference, graph, inputs)
         got = outputs[k] if outputs is not None else run(graph, inputs)
         for name in got:
             text = differences(name, np.asarray(got[name]), want[name],
-                               dtype=graph.tensors[name].dtype)
+                               dtype=graph.tensors[name].dtype, tolerance=tolerance)
             if text:
                 report.failures.append(f"{label}: {text}")
     return report

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import HwgenError
-from ..ir.interp import run
+from ..ir.interp import in_range, run
 from . import verilog
 
 SIM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -31,9 +31,9 @@ def choose_simulator(info, instances, problems):
                          if work > ICARUS_UP_TO else "Icarus Verilog is not installed")
 
 
-def problem_inputs(graph, problems=3, seed=0):
+def problem_inputs(graph, problems=3, seed=0, input_range=None):
     """The inputs of each simulated problem: problem 0 all at the type's minimum, the rest
-    random."""
+    random (float inputs within the design's ``input_range``, when it declares one)."""
     rng = np.random.default_rng(seed)
     out = []
     for p in range(problems):
@@ -43,15 +43,15 @@ def problem_inputs(graph, problems=3, seed=0):
                 inputs[t.name] = np.full(t.shape, t.dtype.min, dtype=np.int64)
             else:
                 inputs[t.name] = rng.integers(t.dtype.min, t.dtype.max, t.shape, endpoint=True)
-        out.append(inputs)
+        out.append(in_range(graph, inputs, input_range, rng, 0 if p == 0 else None))
     return out
 
 
-def make_vectors(graph, problems=3, seed=0):
+def make_vectors(graph, problems=3, seed=0, input_range=None):
     """Inputs per problem (``problem_inputs``) and golden outputs from the functional
     interpreter."""
     vectors = {"problems": np.array(problems)}
-    for p, inputs in enumerate(problem_inputs(graph, problems, seed)):
+    for p, inputs in enumerate(problem_inputs(graph, problems, seed, input_range)):
         for name, value in inputs.items():
             vectors[f"in_{name}_{p}"] = value
         for name, value in run(graph, inputs).items():

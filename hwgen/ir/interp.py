@@ -45,6 +45,19 @@ def check_inputs(graph, inputs):
     return arrays
 
 
+def in_range(graph, inputs, input_range, rng, at=None):
+    """``inputs`` with each float tensor drawn uniformly from ``input_range`` (or filled with
+    its end ``at``, 0 or 1), as bit patterns; unchanged without a range."""
+    if input_range is None:
+        return inputs
+    for t in graph.inputs:
+        if isinstance(t.dtype, FloatType):
+            values = np.full(t.shape, input_range[at]) if at is not None else \
+                rng.uniform(*input_range, t.shape)
+            inputs[t.name] = floats.to_bits(values, t.dtype)
+    return inputs
+
+
 class _Machine:
     def __init__(self, graph, arrays, budget):
         self.graph = graph

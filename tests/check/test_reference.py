@@ -72,3 +72,21 @@ def test_float_outputs_compare_bit_for_bit_and_nan_as_nan():
     assert differences("y", bits, np.array([1.5, np.nan, -0.0]), dtype=float32) is None
     text = differences("y", bits, np.array([1.5, 2.0, 0.0]), dtype=float32)
     assert "differs in 2 of 3" in text and "program nan, reference 2.0" in text
+
+
+def test_a_declared_tolerance_and_input_range():
+    """A design file may declare TOLERANCE and INPUT_RANGE (an approximation inside); bad
+    values are errors that say what to write."""
+    import types
+
+    import pytest
+
+    from hwgen import HwgenError
+    from hwgen.check.reference import declared
+    assert declared(types.SimpleNamespace()) == (None, None)
+    assert declared(types.SimpleNamespace(TOLERANCE=1e-3, INPUT_RANGE=(-1.0, 1.0))) == \
+        (1e-3, (-1.0, 1.0))
+    with pytest.raises(HwgenError, match="TOLERANCE must be a positive number"):
+        declared(types.SimpleNamespace(TOLERANCE="small"))
+    with pytest.raises(HwgenError, match=r"INPUT_RANGE must be \(low, high\)"):
+        declared(types.SimpleNamespace(INPUT_RANGE=(2.0, -2.0)))
