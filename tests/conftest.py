@@ -26,16 +26,9 @@ def random_inputs(graph, seed=0, extreme=False):
 def example_inputs(module, graph, seed=0, extreme=False):
     """``random_inputs``, but float tensors drawn from the example's ``INPUT_RANGE`` when it
     has one (an example checked against numpy within a tolerance)."""
-    inputs = random_inputs(graph, seed, extreme)
-    if hasattr(module, "INPUT_RANGE"):
-        from hwgen.ir import floats
-        from hwgen.ir.types import FloatType
-        rng = np.random.default_rng(seed)
-        for t in graph.inputs:
-            if isinstance(t.dtype, FloatType):
-                inputs[t.name] = floats.to_bits(rng.uniform(*module.INPUT_RANGE, t.shape),
-                                                t.dtype)
-    return inputs
+    from hwgen.ir.interp import in_range
+    return in_range(graph, random_inputs(graph, seed, extreme),
+                    getattr(module, "INPUT_RANGE", None), np.random.default_rng(seed))
 
 
 def golden(module, graph, inputs):
