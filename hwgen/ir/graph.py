@@ -170,13 +170,16 @@ def pred_holds(pred, idx, trips):
     return all(p.allows(d, idx[d], trips[d]) for p in pred for d in range(len(trips)))
 
 
+def span_of(pred, d, trip):
+    """The iterations ``(lo, hi)`` of the loop at depth ``d`` (``trip`` iterations) on which
+    all of ``pred`` may hold (``lo > hi``: none)."""
+    spans = [p.span(d, trip) for p in pred] + [(0, trip - 1)]
+    return max(lo for lo, _ in spans), min(hi for _, hi in spans)
+
+
 def coexist(a, b, trips):
     """Whether statements with predicates ``a`` and ``b`` run on some common iteration."""
-    for d, trip in enumerate(trips):
-        spans = [p.span(d, trip) for p in a + b] + [(0, trip - 1)]
-        if max(lo for lo, _ in spans) > min(hi for _, hi in spans):
-            return False
-    return True
+    return all(lo <= hi for lo, hi in (span_of(a + b, d, t) for d, t in enumerate(trips)))
 
 
 def trips_under(pred, trips):

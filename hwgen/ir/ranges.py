@@ -9,7 +9,7 @@ between two restarts; for hardware, where a wrong bound would be a wrong result,
 a problem counts.
 """
 from .graph import (ArrayRead, Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Select,
-                    Slice, VarRef, Write, subexprs, trips_under)
+                    Slice, VarRef, Write, span_of, subexprs, trips_under)
 from .interval import arith, negate, union
 
 
@@ -17,8 +17,8 @@ def executions(pred, trips):
     """How many iterations of a loop nest with ``trips`` satisfy the predicates ``pred``."""
     count = 1
     for d, trip in enumerate(trips):
-        spans = [p.span(d, trip) for p in pred] + [(0, trip - 1)]
-        count *= max(0, min(hi for _, hi in spans) - max(lo for lo, _ in spans) + 1)
+        lo, hi = span_of(pred, d, trip)
+        count *= max(0, hi - lo + 1)
     return count
 
 

@@ -6,7 +6,7 @@ gets further into the generator only to fail there.
 """
 from ..errors import HwgenError
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, FloatOp, StreamOp, VarRef, Write,
-                        coexist, stmt_exprs, stream_ops, subexprs, trips_under)
+                        coexist, span_of, stmt_exprs, stream_ops, subexprs, trips_under)
 from ..ir.accumulate import LANES, accumulators, carried, run, update_of
 from ..ir.layout import array_in_memory
 from .levels import FLOAT_STAGES
@@ -118,7 +118,7 @@ def _float_sum(inst, var, update):
     for i, s in enumerate(home.body):
         if s is begin or i == at or var not in _mentions(s):
             continue
-        ends = all(_span(s.pred, e, home.trips[e]) == (last[e], last[e])
+        ends = all(span_of(s.pred, e, home.trips[e]) == (last[e], last[e])
                    for e in range(depth, len(home.trips)))
         later = not coexist(s.pred, update.pred, home.trips)   # a later loop in sequence
         if i < at or not (ends or later) or isinstance(s, Assign) and s.var == var:
@@ -126,12 +126,6 @@ def _float_sum(inst, var, update):
                 f"in task {inst.name}: float sum '{var}' is kept as {LANES} partial sums "
                 "in hardware, added up once its loop has ended; use it after that loop "
                 f"(line {update.loc[1]}), not inside it", s.loc)
-
-
-def _span(pred, d, trip):
-    """The iterations ``(lo, hi)`` of the loop at depth ``d`` on which ``pred`` may hold."""
-    spans = [p.span(d, trip) for p in pred] + [(0, trip - 1)]
-    return max(lo for lo, _ in spans), min(hi for _, hi in spans)
 
 
 def _mentions(stmt):

@@ -3,12 +3,12 @@
 integers' extremes), with random stalls."""
 import numpy as np
 import pytest
-from amaranth.sim import Simulator
 
 from hwgen.ir import floats
 from hwgen.ir.types import FloatType, bfloat16, float16, float32, int8, int16, int32, uint8, \
     uint16
 from hwgen.rtl.float_convert import FloatConvert
+from tests.rtl.test_float_units import _run
 
 PAIRS = [(s, d) for s in (float32, bfloat16, float16) for d in (float32, bfloat16, float16)
          if s is not d] + \
@@ -40,29 +40,7 @@ def test_bit_exact_with_the_interpreter(src, dst):
     values = _values(src, 300, src.bits * 7 + dst.bits)
     want = [floats.convert(_as_value(v, src), src if isinstance(src, FloatType) else None, dst)
             & ((1 << dst.bits) - 1) for v in values]
-    rng = np.random.default_rng(1)
-    got = []
-
-    async def bench(ctx):
-        fed, pending = 0, []
-        while len(got) < len(values):
-            en = rng.random() > 0.3
-            ctx.set(dut.en, en)
-            if fed < len(values):
-                ctx.set(dut.value, values[fed])
-            await ctx.tick()
-            if en:
-                pending = [c + 1 for c in pending]
-                if fed < len(values):
-                    pending.append(1)
-                    fed += 1
-            if pending and pending[0] == dut.LATENCY:
-                got.append(ctx.get(dut.result) & ((1 << dst.bits) - 1))
-                pending.pop(0)
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
+    got = [g & ((1 << dst.bits) - 1)
+           for g in _run(dut, [(v,) for v in values], stall=True, ports=("value",))]
     bad = [(hex(v), hex(g), hex(w)) for v, g, w in zip(values, got, want) if g != w]
     assert not bad, bad[:5]
