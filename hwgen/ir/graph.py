@@ -58,10 +58,12 @@ class Neg:
 
 @dataclass(frozen=True)
 class Slice:
-    """Bits ``[start, stop)`` of ``operand``, as an unsigned value."""
+    """Bits ``[start, stop)`` of ``operand``, as an unsigned value; with ``offset`` (a run-time
+    expression, ``x[8*i:8*i+8]``) bits ``[offset + start, offset + stop)``."""
     operand: object
     start: int
     stop: int
+    offset: object = None
 
 
 @dataclass(frozen=True)
@@ -76,12 +78,14 @@ class Select:
 @dataclass(frozen=True)
 class SetSlice:
     """``operand`` (``width`` bits) with bits ``[start, stop)`` replaced by ``value``'s low bits:
-    ``x[8*i:8*i+8] = v`` on a packed local."""
+    ``x[8:16] = v`` on a packed local; with ``offset`` (a run-time expression) bits
+    ``[offset + start, offset + stop)``."""
     operand: object
     start: int
     stop: int
     value: object
     width: int
+    offset: object = None
 
 
 @dataclass(frozen=True)
@@ -347,8 +351,12 @@ def subexprs(expr):
     if isinstance(expr, BinOp):
         yield from subexprs(expr.lhs)
         yield from subexprs(expr.rhs)
-    elif isinstance(expr, (Neg, Slice, Convert)):
+    elif isinstance(expr, (Neg, Convert)):
         yield from subexprs(expr.operand)
+    elif isinstance(expr, Slice):
+        yield from subexprs(expr.operand)
+        if expr.offset is not None:
+            yield from subexprs(expr.offset)
     elif isinstance(expr, FloatOp):
         yield from subexprs(expr.lhs)
         if expr.rhs is not None:
@@ -356,6 +364,8 @@ def subexprs(expr):
     elif isinstance(expr, SetSlice):
         yield from subexprs(expr.operand)
         yield from subexprs(expr.value)
+        if expr.offset is not None:
+            yield from subexprs(expr.offset)
     elif isinstance(expr, Select):
         yield from subexprs(expr.cond)
         yield from subexprs(expr.a)

@@ -126,6 +126,12 @@ class _Machine:
             flat = flat * n + (yield from self.eval(i, env, idx))
         return flat
 
+    def offset(self, e, env, idx):
+        """The run-time offset of a bit slice (0 for a constant one)."""
+        if e.offset is None:
+            return 0
+        return (yield from self.eval(e.offset, env, idx))
+
     def eval(self, e, env, idx):
         if isinstance(e, Const):
             return e.value
@@ -151,15 +157,17 @@ class _Machine:
             return floats.convert((yield from self.eval(e.operand, env, idx)), e.src, e.dst)
         if isinstance(e, Slice):
             v = yield from self.eval(e.operand, env, idx)
-            return (v >> e.start) & ((1 << (e.stop - e.start)) - 1)
+            at = e.start + (yield from self.offset(e, env, idx))
+            return (v >> at) & ((1 << (e.stop - e.start)) - 1)
         if isinstance(e, Select):
             c = yield from self.eval(e.cond, env, idx)
             return (yield from self.eval(e.a if c else e.b, env, idx))
         if isinstance(e, SetSlice):
             v = yield from self.eval(e.operand, env, idx)
             x = yield from self.eval(e.value, env, idx)
-            mask = ((1 << (e.stop - e.start)) - 1) << e.start
-            return (v & ~mask) | ((x << e.start) & mask)
+            at = e.start + (yield from self.offset(e, env, idx))
+            mask = ((1 << (e.stop - e.start)) - 1) << at
+            return (v & ~mask) | ((x << at) & mask)
         if isinstance(e, ArrayRead):
             inst = env[".instance"]
             flat = yield from self.flat_index(inst, e.array, e.index, env, idx)

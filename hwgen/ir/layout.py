@@ -77,6 +77,33 @@ def index_bounds(expr, trips):
     return None
 
 
+def affine(expr):
+    """``expr`` as ``({loop depth: coefficient}, constant)`` when it is affine in the loop
+    indices, else None."""
+    if isinstance(expr, Const):
+        return {}, expr.value
+    if isinstance(expr, LoopIndex):
+        return {expr.depth: 1}, 0
+    if isinstance(expr, Neg):
+        return _scaled(affine(expr.operand), -1)
+    if not isinstance(expr, BinOp) or expr.op not in "+-*":
+        return None
+    a, b = affine(expr.lhs), affine(expr.rhs)
+    if a is None or b is None:
+        return None
+    if expr.op == "*":
+        return _scaled(b, a[1]) if not a[0] else _scaled(a, b[1]) if not b[0] else None
+    sign = 1 if expr.op == "+" else -1
+    coeffs = dict(a[0])
+    for d, c in b[0].items():
+        coeffs[d] = coeffs.get(d, 0) + sign * c
+    return {d: c for d, c in coeffs.items() if c}, a[1] + sign * b[1]
+
+
+def _scaled(form, k):
+    return None if form is None else ({d: c * k for d, c in form[0].items() if c * k}, form[1] * k)
+
+
 def tensor_accesses(graph):
     """Every tensor access: (tensor name, instance, segment, index tuple, loc); the segment's
     trips are those the statement's loop indices range over (``ir.graph.trips_under``)."""

@@ -6,8 +6,8 @@ first reads) or a local array, or becomes an IR statement: ``Assign``, ``Write``
 """
 import ast
 
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, Read, SetSlice, VarRef,
-                        Write)
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, Read, SetSlice, Slice,
+                        VarRef, Write)
 from ..ir.types import IntType, TensorType
 from .exprs import BINOPS, ExprLowerer, is_call_to
 from .numeric import FLOAT_OPS
@@ -159,11 +159,12 @@ class AssignLowerer(ExprLowerer):
             rhs = self.to_type(rhs, self.arrays[base].dtype, s)
             return [ArrayWrite(base, index, rhs, loc=loc)]
         if base in self.vars:
-            if isinstance(s, ast.AugAssign):
-                self.error("`x[a:b] op= y` is not supported; assign the slice", s)
-            start, stop = self.slice_bounds(base, target)
+            start, stop, offset = self.slice_bounds(base, target)
             old = VarRef(base) if base in self.assigned else Const(0)
-            rhs = SetSlice(old, start, stop, self.expr(value), self.vars[base].bits)
+            rhs = self.expr(value)
+            if isinstance(s, ast.AugAssign):
+                rhs = self.binary(self.aug_op(s), Slice(old, start, stop, offset), rhs, s)
+            rhs = SetSlice(old, start, stop, rhs, self.vars[base].bits, offset)
             self.assigned.add(base)
             return [Assign(base, rhs, loc=loc)]
         self.error(f"assignment to `{ast.unparse(target)}`: only tensors, local arrays and bit "

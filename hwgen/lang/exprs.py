@@ -10,7 +10,7 @@ import inspect
 
 from ..ir.graph import (BINARY, ArrayRead, BinOp, Channel, Const, FloatOp, Get, LoopIndex, Neg,
                         Read, Select, Slice, TensorView, VarRef, subexprs)
-from ..ir.layout import index_bounds
+from ..ir.layout import affine, index_bounds
 from ..ir.types import StreamType, float32
 from .helpers import HelperInliner
 from .numeric import FLOAT_OPS, Literal, NumericLowerer
@@ -224,8 +224,7 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         if base in self.vars:
             if const_only:
                 raise NotConst()
-            start, stop = self.slice_bounds(base, node)
-            return Slice(self.var_ref(base, node), start, stop)
+            return Slice(self.var_ref(base, node), *self.slice_bounds(base, node))
         self.error(f"`{ast.unparse(node)}`: '{base}' is not a tensor, a local array or a local",
                    node)
 
@@ -299,23 +298,26 @@ class ExprLowerer(NumericLowerer, HelperInliner):
                        "written; get the value into a local first", node)
 
     def slice_bounds(self, base, node):
-        """``(start, stop)`` of a constant bit slice ``base[a:b]`` or ``base[a]``."""
-        width = self.vars[base].bits
-        sl = node.slice
-        if isinstance(sl, ast.Slice):
-            if sl.step is not None:
-                self.error("bit slices take no step", node)
-            start = 0 if sl.lower is None else self.const_value(sl.lower)
-            stop = width if sl.upper is None else self.const_value(sl.upper)
-        else:
-            start = self.const_value(sl)
-            stop = None if start is None else start + 1
-        if start is None or stop is None:
-            self.error("bit slice bounds must be compile-time constants (grid indices, "
-                       "meta_for variables, sizes)", node)
-        if not 0 <= start < stop <= width:
-            self.error(f"bit slice [{start}:{stop}] is outside '{base}' ({width} bits)", node)
-        return start, stop
+        """``(start, stop, offset)`` of a bit slice ``base[a:b]`` or ``base[a]``: constant bounds,
+        or bounds affine in the loop indices a constant apart (``x[8*i:8*i+8]``), the run-time
+        part in ``offset``."""
+        width, sl = self.vars[base].bits, node.slice
+        if isinstance(sl, ast.Slice) and sl.step is not None:
+            self.error("bit slices take no step", node)
+        lower, upper = (sl.lower, sl.upper) if isinstance(sl, ast.Slice) else (sl, None)
+        lo = Const(0) if lower is None else self.expr(lower)
+        hi = Const(width) if isinstance(sl, ast.Slice) and upper is None else \
+            BinOp("+", lo, Const(1)) if upper is None else self.expr(upper)
+        a, b = affine(lo), affine(hi)
+        if a is None or b is None or a[0] != b[0]:
+            self.error("bit slice bounds must be compile-time constants, or affine in the loop "
+                       "variables with a constant width (`x[8 * i:8 * i + 8]`)", node)
+        span = index_bounds(lo, tuple(self.trips))
+        start, stop = span[0], span[1] + b[1] - a[1]
+        if not 0 <= start <= span[1] < stop <= width:
+            self.error(f"bit slice [{ast.unparse(sl)}] reaches bits {start}..{stop - 1}, "
+                       f"outside '{base}' ({width} bits)", node)
+        return (start, stop, None) if not a[0] else (0, b[1] - a[1], lo)
 
     def tensor_index(self, tensor, sl, node):
         """The index into ``tensor`` (or a shard view of it) of ``tensor[sl]``."""

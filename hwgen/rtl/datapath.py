@@ -10,7 +10,7 @@ the register, not a multiplexer in front of its adder.
 """
 import operator
 
-from amaranth.hdl import Cat, Const, Mux, Signal
+from amaranth.hdl import Cat, Const, Mux, Signal, Value
 
 from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Convert, FloatOp, Get,
                         LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef,
@@ -189,9 +189,30 @@ class Member(FloatLowering):
 
     def _slice(self, e, env):
         a = self.emit(e.operand, env)
-        if isinstance(a, int):
-            return (a >> e.start) & ((1 << (e.stop - e.start)) - 1)
-        return Staged(self.at(a, level_of(a))[e.start:e.stop], level_of(a))
+        off = 0 if e.offset is None else self.emit(e.offset, env)
+        w = e.stop - e.start
+        if isinstance(a, int) and isinstance(off, int):
+            return (a >> (e.start + off)) & ((1 << w) - 1)
+        lvl = max(level_of(a), level_of(off))
+        a = Value.cast(self.at(a, lvl))
+        if isinstance(off, int):
+            return Staged(a[e.start + off:e.start + off + w], lvl)
+        return Staged(a[e.start:].bit_select(self.at(off, lvl).as_unsigned(), w), lvl)
+
+    def _set_slice(self, e, env):
+        old, new = self.emit(e.operand, env), self.emit(e.value, env)
+        off = 0 if e.offset is None else self.emit(e.offset, env)
+        lvl = max(level_of(old), level_of(new), level_of(off))
+        packed = Signal(e.width, name=f"{self.prefix}__packed")
+        part = Signal(e.stop - e.start, name=f"{self.prefix}__part")
+        self.m.d.comb += [packed.eq(self.at(old, lvl)), part.eq(self.at(new, lvl))]
+        if isinstance(off, int):
+            start = e.start + off
+            return Staged(Cat(packed[:start], part, packed[start + len(part):]), lvl)
+        result = Signal(e.width, name=f"{self.prefix}__inserted")
+        at = self.at(off, lvl).as_unsigned()
+        self.m.d.comb += [result.eq(packed), result[e.start:].bit_select(at, len(part)).eq(part)]
+        return Staged(result, lvl)
 
     def _select(self, e, env):
         c, a, b = (self.emit(x, env) for x in (e.cond, e.a, e.b))
@@ -200,14 +221,6 @@ class Member(FloatLowering):
         lvl = max(level_of(c), level_of(a), level_of(b))
         value = Mux(self.at(c, lvl), self.at(a, lvl), self.at(b, lvl))
         return Staged(named(self.m, value, f"{self.prefix}__sel"), lvl)
-
-    def _set_slice(self, e, env):
-        old, new = self.emit(e.operand, env), self.emit(e.value, env)
-        lvl = max(level_of(old), level_of(new))
-        base = Signal(e.width, name=f"{self.prefix}__packed")
-        part = Signal(e.stop - e.start, name=f"{self.prefix}__part")
-        self.m.d.comb += [base.eq(self.at(old, lvl)), part.eq(self.at(new, lvl))]
-        return Staged(Cat(base[:e.start], part, base[e.stop:]), lvl)
 
     def _array_read(self, e, env):
         arr = self.arrays[e.array]

@@ -175,10 +175,11 @@ class Levels:
             return max(self.level(x, env) for x in operands) + float_stages(e.op, e.fmt)
         if isinstance(e, Convert):
             return self.level(e.operand, env) + (0 if widens(e) else convert_stages(e.dst))
-        if isinstance(e, (Neg, Slice)):
+        if isinstance(e, Neg):
             return self.level(e.operand, env)
-        if isinstance(e, SetSlice):
-            return max(self.level(e.operand, env), self.level(e.value, env))
+        if isinstance(e, (Slice, SetSlice)):
+            parts = (e.operand, e.offset) + ((e.value,) if isinstance(e, SetSlice) else ())
+            return max(self.level(x, env) for x in parts if x is not None)
         if isinstance(e, Select):
             return max(self.level(x, env) for x in (e.cond, e.a, e.b))
         raise TypeError(e)

@@ -38,6 +38,8 @@ CASES = [
     ("untyped_accumulator", "declare one: `acc: int32 = 0`"),
     ("list_comprehension", "instead of a list comprehension, accumulate in a loop"),
     ("float_literal", "not defined on float values; floats take + - * / and comparisons"),
+    ("slice_width", "affine in the loop variables with a constant width"),
+    ("slice_range", "reaches bits 0..31, outside 'w' (16 bits)"),
     ("no_default", "have no default: give them one (`def build(N: int = 8):`)"),
 ]
 

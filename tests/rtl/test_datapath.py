@@ -15,22 +15,27 @@ from tests.conftest import program, random_inputs
 PATH = program("every_expression")
 
 
-@pytest.mark.parametrize("params", [{"N": 5, "K": 3}, {"N": 1, "K": 1}, {"N": 5, "K": 4}])
-def test_every_expression_in_hardware(params):
-    graph = load_design(PATH, params)
-    reference = load_module(PATH).reference
-    problems = [random_inputs(graph, seed, extreme=(seed == 0)) for seed in range(3)]
+def _equals_in_hardware(path, params, want, seed, extreme=False):
+    """The program at ``path`` as hardware in Amaranth's simulator, with and without
+    back-pressure: the first problem in exactly ``expected_cycles``, and outputs equal to
+    ``want(inputs)`` (numpy) in the interpreter and in hardware."""
+    graph = load_design(path, params)
+    problems = [random_inputs(graph, s, extreme=extreme and s == 0) for s in range(3)]
     top = Top(plan(graph))
     outs, cycles, _ = run_top(top, problems)
     assert cycles[0] == top.expected_cycles
-    slow, _, _ = run_top(top, problems, in_gap=0.3, out_gap=0.4, seed=9)
+    slow, _, _ = run_top(top, problems, in_gap=0.3, out_gap=0.4, seed=seed)
     for p, inputs in enumerate(problems):
-        want = reference(**inputs)
-        interpreted = run(graph, inputs)
-        for name, value in want.items():
-            assert np.array_equal(interpreted[name], value), (p, name, "interpreter")
+        for name, value in want(inputs).items():
+            assert np.array_equal(run(graph, inputs)[name], value), (p, name, "interpreter")
             assert np.array_equal(outs[p][name], value), (p, name)
             assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")
+
+
+@pytest.mark.parametrize("params", [{"N": 5, "K": 3}, {"N": 1, "K": 1}, {"N": 5, "K": 4}])
+def test_every_expression_in_hardware(params):
+    _equals_in_hardware(PATH, params, lambda inputs: load_module(PATH).reference(**inputs), 9,
+                        extreme=True)
 
 
 def test_only_an_assignment_nothing_before_reads_presets_its_register():
@@ -50,17 +55,7 @@ def test_register_arrays_read_after_their_write(params):
     """A register array read after a write in the same iteration sees the write
     (``schedule.levels``: one level later), as the interpreter does."""
     path = program("array_rewritten")
-    graph = load_design(path, params)
-    problems = [random_inputs(graph, seed) for seed in range(3)]
-    top = Top(plan(graph))
-    outs, cycles, _ = run_top(top, problems)
-    assert cycles[0] == top.expected_cycles
-    slow, _, _ = run_top(top, problems, in_gap=0.3, out_gap=0.4, seed=3)
-    for p, inputs in enumerate(problems):
-        for name, value in load_module(path).reference(**inputs).items():
-            assert np.array_equal(run(graph, inputs)[name], value), (p, name, "interpreter")
-            assert np.array_equal(outs[p][name], value), (p, name)
-            assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")
+    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 3)
 
 
 def _in_sequence(A, W, B, M):
@@ -77,18 +72,8 @@ def test_loops_in_sequence_run_as_phases(params):
     """Loops in sequence in a loop body share one nest (a phase loop; shorter loops run below
     their own trips), in the interpreter and in hardware, with the cycles the schedule
     predicts."""
-    graph = load_design(program("loops_in_sequence"), params)
-    problems = [random_inputs(graph, seed, extreme=(seed == 0)) for seed in range(3)]
-    top = Top(plan(graph))
-    outs, cycles, _ = run_top(top, problems)
-    assert cycles[0] == top.expected_cycles
-    slow, _, _ = run_top(top, problems, in_gap=0.3, out_gap=0.4, seed=4)
-    for p, inputs in enumerate(problems):
-        want = _in_sequence(inputs["A"], inputs["W"], params["B"], params["M"])
-        for name, value in want.items():
-            assert np.array_equal(run(graph, inputs)[name], value), (p, name, "interpreter")
-            assert np.array_equal(outs[p][name], value), (p, name)
-            assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")
+    _equals_in_hardware(program("loops_in_sequence"), params, lambda inputs: _in_sequence(
+        inputs["A"], inputs["W"], params["B"], params["M"]), 4, extreme=True)
 
 
 def _stream_phases(A, W, B):
@@ -104,14 +89,15 @@ def _stream_phases(A, W, B):
 def test_a_stream_put_and_got_by_several_statements(params):
     """Statements that put (get) on one stream on different iterations share its port, in
     order, with the cycles the schedule predicts."""
-    graph = load_design(program("stream_phases"), params)
-    problems = [random_inputs(graph, seed, extreme=(seed == 0)) for seed in range(3)]
-    top = Top(plan(graph))
-    outs, cycles, _ = run_top(top, problems)
-    assert cycles[0] == top.expected_cycles
-    slow, _, _ = run_top(top, problems, in_gap=0.3, out_gap=0.4, seed=6)
-    for p, inputs in enumerate(problems):
-        for name, value in _stream_phases(inputs["A"], inputs["W"], params["B"]).items():
-            assert np.array_equal(run(graph, inputs)[name], value), (p, name, "interpreter")
-            assert np.array_equal(outs[p][name], value), (p, name)
-            assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")
+    _equals_in_hardware(program("stream_phases"), params, lambda inputs: _stream_phases(
+        inputs["A"], inputs["W"], params["B"]), 6, extreme=True)
+
+
+@pytest.mark.parametrize("params", [{"K": 6, "LANES": 4}, {"K": 1, "LANES": 1},
+                                    {"K": 3, "LANES": 5}])
+def test_bit_slices_at_run_time_offsets(params):
+    """``w[8 * m:8 * m + 8]`` read, assigned and updated (``+=``) in a loop over ``m``: a
+    shifted select in hardware, bit for bit the interpreter's."""
+    path = program("runtime_bit_slices")
+    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 5,
+                        extreme=True)
