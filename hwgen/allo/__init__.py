@@ -8,6 +8,7 @@ language; there is no second compiler.
 from ..errors import HwgenError
 from ..lang import exp, get_pid, meta_elif, meta_else, meta_for, meta_if
 from . import dataflow
+from .customize import customize
 from .ir.types import *  # noqa: F401,F403
 
 
@@ -17,4 +18,9 @@ def grid(*sizes):
                               "a kernel, which hwgen compiles instead of running")
 
 
-__all__ = ["dataflow", "grid", "exp", "get_pid", "meta_if", "meta_elif", "meta_else", "meta_for"]
+def reduction(*sizes):
+    """``for r, c in allo.reduction(R, C):`` inside a kernel: a loop nest, as ``allo.grid``."""
+    return grid(*sizes)
+
+
+__all__ = ["customize", "dataflow", "grid", "reduction", "exp", "get_pid", "meta_if", "meta_elif", "meta_else", "meta_for"]

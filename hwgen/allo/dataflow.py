@@ -13,6 +13,7 @@ import sys
 from ..errors import HwgenError
 from ..lang import get_pid  # noqa: F401 -- df.get_pid()
 from ..lang.frontend import Region
+from .customize import customize  # noqa: F401 -- df.customize(top)
 from .targets import RTL_TARGETS, SimulatorModule, RTLModule, UnavailableModule
 
 VENDOR_TARGETS = ("vitis_hls", "vhls", "ihls", "tapa", "aie", "aie-mlir", "catapult", "xls")

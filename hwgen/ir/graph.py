@@ -323,6 +323,7 @@ class Instance:
     vars: dict                      # local name -> IntType
     loc: tuple = None
     arrays: dict = field(default_factory=dict)     # local array name -> TensorType
+    contents: dict = field(default_factory=dict)   # read-only array -> its elements, row-major
 
 
 @dataclass
@@ -347,32 +348,12 @@ class Graph:
 # -- walking ------------------------------------------------------------------------------------
 
 def subexprs(expr):
-    """``expr`` and every expression inside it, children first."""
-    if isinstance(expr, BinOp):
-        yield from subexprs(expr.lhs)
-        yield from subexprs(expr.rhs)
-    elif isinstance(expr, (Neg, Convert)):
-        yield from subexprs(expr.operand)
-    elif isinstance(expr, Slice):
-        yield from subexprs(expr.operand)
-        if expr.offset is not None:
-            yield from subexprs(expr.offset)
-    elif isinstance(expr, FloatOp):
-        yield from subexprs(expr.lhs)
-        if expr.rhs is not None:
-            yield from subexprs(expr.rhs)
-    elif isinstance(expr, SetSlice):
-        yield from subexprs(expr.operand)
-        yield from subexprs(expr.value)
-        if expr.offset is not None:
-            yield from subexprs(expr.offset)
-    elif isinstance(expr, Select):
-        yield from subexprs(expr.cond)
-        yield from subexprs(expr.a)
-        yield from subexprs(expr.b)
-    elif isinstance(expr, (Read, ArrayRead)):
-        for i in expr.index:
-            yield from subexprs(i)
+    """``expr`` and every expression inside it, children first (in field order)."""
+    for f in dataclasses.fields(expr):
+        v = getattr(expr, f.name)
+        for child in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(child, EXPRESSIONS):
+                yield from subexprs(child)
     yield expr
 
 

@@ -68,7 +68,8 @@ class _Machine:
 
     def run_instance(self, inst):
         # Locals and local arrays start undefined in every problem, as in hardware.
-        env = {name: [None] * math.prod(t.shape) for name, t in inst.arrays.items()}
+        env = {name: list(inst.contents[name]) if name in inst.contents else
+               [None] * math.prod(t.shape) for name, t in inst.arrays.items()}
         env[".instance"] = inst
         env[".updates"] = accumulate.accumulators(inst)
         env[".sums"] = {var: None for var in env[".updates"]}

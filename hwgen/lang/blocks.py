@@ -104,15 +104,20 @@ class BlockLowerer:
         return writes
 
     def array_value(self, s, name, ttype, loc):
-        """The writes that give new local array ``name`` its declared value."""
-        if math.prod(ttype.shape) > MAX_ELEMENTS:
-            self.error(f"local array '{name}' has {math.prod(ttype.shape)} elements, too many "
-                       f"to give a value in its declaration (at most {MAX_ELEMENTS})", s)
+        """The writes that give new local array ``name`` its declared value; a larger array
+        than ``MAX_ELEMENTS`` keeps its values as read-only ``contents`` (a table of weights)."""
+        many = math.prod(ttype.shape) > MAX_ELEMENTS
         if is_call_to(s.value, "get") and isinstance(s.value.func, ast.Attribute):
+            if many:
+                self.error(f"local array '{name}' has {math.prod(ttype.shape)} elements, too "
+                           f"many to get from one stream beat (at most {MAX_ELEMENTS})", s)
             return self.unpacked(s, name, ttype, loc)
-        values = self.initial_values(s, name, ttype)
-        return [ArrayWrite(name, tuple(Const(i) for i in idx), self.to_type(v, ttype.dtype, s),
-                           loc=loc) for idx, v in zip(_indices(ttype.shape), values)]
+        values = [self.to_type(v, ttype.dtype, s) for v in self.initial_values(s, name, ttype)]
+        if many:
+            self.contents[name] = tuple(v.value for v in values)
+            return []
+        return [ArrayWrite(name, tuple(Const(i) for i in idx), v, loc=loc)
+                for idx, v in zip(_indices(ttype.shape), values)]
 
     def unpacked(self, s, name, ttype, loc):
         """``buf: int16[4, 4] = blocks.get()``: the word, then every element from its bits."""

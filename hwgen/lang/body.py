@@ -8,11 +8,12 @@ data (stream put/get, tensor writes, loops) are not allowed under a run-time con
 """
 import ast
 
+from ..errors import HwgenError
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Instance, LoopIndex, Pred,
                         Put, Segment, Select, VarRef, stmt_exprs, transform)
 from ..ir.types import uint1
 from .assign import AssignLowerer
-from .blocks import BlockLowerer
+from .blocks import MAX_ELEMENTS, BlockLowerer
 from .exprs import CONSTRUCT_NAMES, is_call_to
 
 _CHAIN = ("meta_if", "meta_elif", "meta_else")
@@ -86,6 +87,7 @@ class TaskLowerer(AssignLowerer, BlockLowerer):
         self.consts = {}
         self.vars = {}              # run-time locals -> IntType
         self.arrays = {}            # local arrays -> TensorType
+        self.contents = {}          # read-only local arrays -> their declared elements
         self.assigned = set()
         self.loops = []             # names of enclosing run-time loops, outermost first
         self.loop_values = []       # (start, step) per loop
@@ -100,8 +102,17 @@ class TaskLowerer(AssignLowerer, BlockLowerer):
 
     def lower(self):
         items = self.block(self.fn.body)
-        return Instance(self.name, self.fn.name, self.pid, self.grid, self.segments(items),
-                        dict(self.vars), loc=self.p.loc(self.fn), arrays=dict(self.arrays))
+        inst = Instance(self.name, self.fn.name, self.pid, self.grid, self.segments(items),
+                        dict(self.vars), loc=self.p.loc(self.fn), arrays=dict(self.arrays),
+                        contents=dict(self.contents))
+        for stmt in (s for seg in inst.segments for s in seg.body):
+            if isinstance(stmt, ArrayWrite) and stmt.array in self.contents:
+                raise HwgenError(f"in task {self.name}: local array '{stmt.array}' takes its "
+                                 f"{len(self.contents[stmt.array])} elements from its "
+                                 f"declaration, more than {MAX_ELEMENTS}, and is read-only; "
+                                 "declare a separate array for the values you write",
+                                 stmt.loc)
+        return inst
 
     def block(self, stmts):
         items = []
@@ -332,7 +343,7 @@ class TaskLowerer(AssignLowerer, BlockLowerer):
         return ArrayWrite(item.array, item.index, pick(item.value, keep), item.pred, item.loc)
 
     def for_loop(self, s):
-        if is_call_to(s.iter, "grid"):
+        if is_call_to(s.iter, "grid") or is_call_to(s.iter, "reduction"):
             return self.for_loop(self.grid_nest(s))
         if not isinstance(s.target, ast.Name):
             self.error("a for loop needs one loop variable (several with `for i, j in "

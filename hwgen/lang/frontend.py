@@ -75,10 +75,11 @@ def region(fn=None):
 class Region:
     """A program: a set of tasks and streams between tensor ports. ``graph()`` lowers it."""
 
-    def __init__(self, fn, namespace):
+    def __init__(self, fn, namespace, node=None):
         self.fn = fn
         self.name = fn.__name__
         self.namespace = namespace
+        self.node = node        # the region's ``ast.FunctionDef``, when not ``fn``'s source
         self.file = inspect.getsourcefile(fn) or "<unknown>"
         self._graph = None
 
@@ -94,10 +95,9 @@ class Region:
 class _RegionParser:
     def __init__(self, region):
         self.region = region
-        source = textwrap.dedent(inspect.getsource(region.fn))
         self.offset = region.fn.__code__.co_firstlineno - 1
-        module = ast.parse(source)
-        self.node = module.body[0]
+        self.node = region.node or \
+            ast.parse(textwrap.dedent(inspect.getsource(region.fn))).body[0]
         self.ns = dict(region.namespace)
 
     def loc(self, node):

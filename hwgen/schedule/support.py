@@ -22,6 +22,7 @@ def check_support(graph):
             "it as it is", graph.loc)
     _inputs_or_outputs(graph)
     for inst in graph.instances.values():
+        _read_only_tables(inst)
         _one_op_per_stream(inst)
         _float_support(inst)
         _array_ports(inst)
@@ -37,6 +38,16 @@ def _inputs_or_outputs(graph):
                              "a tensor is an input the host sends or an output it receives: "
                              "read it into a local, accumulate there and write the result "
                              "once (or give the result its own tensor)", loc)
+
+
+def _read_only_tables(inst):
+    """A large local array with its values from its declaration would be a ROM."""
+    for name, values in inst.contents.items():
+        loc = next((e.loc for seg in inst.segments for s in seg.body for e in stmt_exprs(s)
+                    if isinstance(e, ArrayRead) and e.array == name), inst.loc)
+        raise HwgenError(f"in task {inst.name}: local array '{name}' takes its {len(values)} "
+                         "elements from its declaration (a read-only table); hardware does not "
+                         "build such tables yet: pass the values as an input tensor", loc)
 
 
 def _one_op_per_stream(inst):

@@ -1,0 +1,106 @@
+"""hwgen.allo.customize: Allo's schedules (directives checked, kept, warned about where hwgen
+builds otherwise) and plain Allo functions run by ``allo.customize(f).build()``."""
+import re
+
+import numpy as np
+import pytest
+
+import hwgen.allo as allo
+import hwgen.allo.dataflow as df
+from hwgen import HwgenError, HwgenWarning
+from hwgen.allo.ir.types import Stream, float32, int32
+from hwgen.allo.ir.utils import MockBuffer
+from hwgen.schedule import plan
+
+N, T = 4, 4200
+TABLE = np.arange(T, dtype=np.int32) % 97
+
+
+@df.region()
+def scaled(A: int32[N], B: int32[N]):
+    pipe: Stream[int32, 2]
+
+    @df.kernel(mapping=[1], args=[A])
+    def load(x: int32[N]):
+        buf: int32[N]
+        for i in range(N):
+            buf[i] = x[i] * 3
+        for j in range(N):
+            pipe.put(buf[j])
+
+    @df.kernel(mapping=[1], args=[B])
+    def store(y: int32[N]):
+        table: int32[T] = TABLE
+        for i in range(N):
+            y[i] = pipe.get() + table[i * 1000 + 7]
+
+
+def test_directives_are_checked_kept_and_the_program_runs():
+    s = df.customize(scaled)
+    s.pipeline("load_0:j")
+    with pytest.warns(HwgenWarning, match="does not unroll"):
+        s.unroll("load_0:i", factor=2)
+    with pytest.warns(HwgenWarning, match="not applied"):
+        s.partition(MockBuffer("load_0", "buf"), dim=0, partition_type=2, factor=2)
+    assert "directive unroll('load_0:i', factor=2)" in s.module
+    A, B = np.arange(N, dtype=np.int32), np.zeros(N, np.int32)
+    s.build(target="simulator")(A, B)
+    assert np.array_equal(B, A * 3 + TABLE[np.arange(N) * 1000 + 7])
+
+
+@pytest.mark.parametrize("directive,words", [
+    (lambda s: s.pipeline("load_0:k"), "no loop 'k' in 'load_0'"),
+    (lambda s: s.unroll("loader_0:i"), "no loop 'i' in 'loader_0'"),
+    (lambda s: s.partition(MockBuffer("load_0", "nothing")), "has no local array 'nothing'"),
+    (lambda s: s.partition(MockBuffer("load_9", "buf")), "no kernel instance 'load_9'"),
+])
+def test_wrong_directives_name_what_exists(directive, words):
+    with pytest.raises(HwgenError, match=words):
+        directive(df.customize(scaled))
+
+
+def test_a_large_table_is_read_only_and_not_built_in_hardware_yet():
+    with pytest.raises(HwgenError, match="read-only table") as e:
+        plan(scaled.graph())
+    assert e.value.loc[1] == scaled.fn.__code__.co_firstlineno + 16     # table[i * 1000 + 7]
+
+
+IR, FR = 5, 3
+OR = IR - FR + 1
+
+
+def conv1d(A: float32[IR], B: float32[FR]) -> float32[OR]:
+    C: float32[OR] = 0
+    for x in range(OR):
+        v: float32 = 0
+        for r, in allo.reduction(FR):
+            v += A[x + r] * B[r]
+        C[x] = v
+    return C
+
+
+def test_a_plain_function_runs_and_returns_its_result():
+    mod = allo.customize(conv1d).build()
+    A = np.arange(IR, dtype=np.float32)
+    B = np.array([1, -2, 0.5], np.float32)
+    C = mod(A, B)
+    assert C.dtype == np.float32
+    assert np.allclose(C, np.convolve(A, B[::-1], "valid"))
+
+
+def no_return(A: int32[4]):
+    for i in range(4):
+        A[i] = 0
+
+
+def two_returns(A: int32[4]) -> int32[4]:
+    return A
+    return A
+
+
+@pytest.mark.parametrize("fn,words", [(no_return, "returns a tensor it declares"),
+                                      (two_returns, "end the function with one `return C`"),
+                                      (42, "takes a @df.region() or a typed Allo function")])
+def test_functions_that_cannot_run_are_clear_errors(fn, words):
+    with pytest.raises(HwgenError, match=re.escape(words)):
+        allo.customize(fn)
