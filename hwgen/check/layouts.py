@@ -1,7 +1,7 @@
 """Layout rules: sharded dimensions divide evenly over the grid, and every task instance touches
 only the shard its grid position owns."""
 from ..errors import HwgenError
-from ..ir.layout import banking, index_bounds, tensor_accesses
+from ..ir.layout import access_bounds, banking, tensor_accesses
 from ..ir.types import Sharded
 
 
@@ -33,7 +33,7 @@ def check_layouts(graph):
         for d, l in enumerate(layout):
             if not isinstance(l, Sharded):
                 continue
-            lo, hi = index_bounds(index[d], seg.trips)
+            lo, hi = access_bounds(index[d], seg.trips, tensor.shape[d])
             own = inst.pid[l.axis]
             first, last = own * plan.extent[d], (own + 1) * plan.extent[d] - 1
             if lo < first or hi > last:

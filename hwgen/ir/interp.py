@@ -96,12 +96,10 @@ class _Machine:
             self.moves += 1
         elif isinstance(stmt, Write):
             tensor = self.graph.tensors[stmt.tensor]
-            index = []
-            for i in stmt.index:
-                index.append((yield from self.eval(i, env, idx)))
-            self.arrays[stmt.tensor][tuple(index)] = tensor.dtype.wrap(value)
+            index = yield from self.point(inst, tensor.name, tensor.shape, stmt, env, idx)
+            self.arrays[stmt.tensor][index] = tensor.dtype.wrap(value)
         elif isinstance(stmt, ArrayWrite):
-            flat = yield from self.flat_index(inst, stmt.array, stmt.index, env, idx)
+            flat = yield from self.flat_index(inst, stmt.array, stmt, env, idx)
             env[stmt.array][flat] = inst.arrays[stmt.array].dtype.wrap(value)
 
     def accumulate(self, inst, stmt, env, idx):
@@ -121,10 +119,23 @@ class _Machine:
         accumulate.add(state[0], state[1], term, fmt)
         state[1] += 1
 
-    def flat_index(self, inst, name, index, env, idx):
+    def point(self, inst, name, shape, access, env, idx):
+        """The index tuple of ``access`` (a read or write of ``name``), inside ``shape``: an
+        index computed from run-time values is checked here, when it is known."""
+        index = []
+        for i in access.index:
+            index.append((yield from self.eval(i, env, idx)))
+        if not all(0 <= i < n for i, n in zip(index, shape)):
+            raise HwgenError(f"in task {inst.name}: '{name}' is indexed at {index}, outside its "
+                             f"shape {list(shape)}", access.loc)
+        return tuple(index)
+
+    def flat_index(self, inst, name, access, env, idx):
+        shape = inst.arrays[name].shape
+        index = yield from self.point(inst, name, shape, access, env, idx)
         flat = 0
-        for i, n in zip(index, inst.arrays[name].shape):
-            flat = flat * n + (yield from self.eval(i, env, idx))
+        for i, n in zip(index, shape):
+            flat = flat * n + i
         return flat
 
     def offset(self, e, env, idx):
@@ -171,7 +182,7 @@ class _Machine:
             return (v & ~mask) | ((x << at) & mask)
         if isinstance(e, ArrayRead):
             inst = env[".instance"]
-            flat = yield from self.flat_index(inst, e.array, e.index, env, idx)
+            flat = yield from self.flat_index(inst, e.array, e, env, idx)
             value = env[e.array][flat]
             if value is None:
                 raise HwgenError(f"in task {inst.name}: element {flat} of local array "
@@ -179,10 +190,9 @@ class _Machine:
                                  "write every element before reading it", e.loc)
             return value
         if isinstance(e, Read):
-            index = []
-            for i in e.index:
-                index.append((yield from self.eval(i, env, idx)))
-            return int(self.arrays[e.tensor][tuple(index)])
+            shape = self.graph.tensors[e.tensor].shape
+            index = yield from self.point(env[".instance"], e.tensor, shape, e, env, idx)
+            return int(self.arrays[e.tensor][index])
         if isinstance(e, Get):
             q = self.queues[e.channel]
             while not q:

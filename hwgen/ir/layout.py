@@ -77,6 +77,12 @@ def index_bounds(expr, trips):
     return None
 
 
+def access_bounds(expr, trips, size):
+    """``index_bounds``, or the whole dimension of ``size`` for an index computed from
+    run-time values."""
+    return index_bounds(expr, trips) or (0, size - 1)
+
+
 def affine(expr):
     """``expr`` as ``({loop depth: coefficient}, constant)`` when it is affine in the loop
     indices, else None."""

@@ -332,7 +332,8 @@ class ExprLowerer(NumericLowerer, HelperInliner):
                      for i, off in zip(index, tensor.offsets(self.pid)))
 
     def index(self, name, shape, sl, node):
-        """The affine index tuple of ``name[sl]``, checked against ``shape``."""
+        """The index tuple of ``name[sl]``: each index affine in the loop variables, checked
+        against ``shape`` here, or computed from run-time values, checked when it runs."""
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
         if any(isinstance(e, ast.Slice) for e in elts):
             self.error(f"'{name}' is indexed with a slice; index one element at a time", node)
@@ -341,10 +342,7 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         index = tuple(self.expr(e) for e in elts)
         for n, (e, dim) in enumerate(zip(index, shape)):
             b = index_bounds(e, tuple(self.trips))
-            if b is None:
-                self.error("indices must be affine expressions of loop variables, grid "
-                           "indices and constants", node)
-            if b[0] < 0 or b[1] >= dim:
+            if b is not None and (b[0] < 0 or b[1] >= dim):
                 self.error(f"index {ast.unparse(elts[n])} of '{name}' takes values "
                            f"{b[0]}..{b[1]}, outside 0..{dim - 1}", node)
         return index

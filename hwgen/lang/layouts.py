@@ -8,13 +8,13 @@ the dimension is replicated (``R``). Tensors used by tasks on different grids st
 """
 from dataclasses import replace
 
-from ..ir.layout import index_bounds, tensor_accesses
+from ..ir.layout import access_bounds, tensor_accesses
 from ..ir.types import R, Sharded
 
 
-def _owns(accesses, d, axis, extent):
+def _owns(accesses, d, axis, extent, size):
     for _, inst, seg, index, _ in accesses:
-        lo, hi = index_bounds(index[d], seg.trips)
+        lo, hi = access_bounds(index[d], seg.trips, size)
         own = inst.pid[axis]
         if lo < own * extent or hi >= (own + 1) * extent:
             return False
@@ -35,7 +35,7 @@ def infer_layouts(graph):
         layout, taken = [], set()
         for d, size in enumerate(tensor.shape):
             fits = [a for a, parts in enumerate(grid) if parts > 1 and a not in taken
-                    and size % parts == 0 and _owns(accesses, d, a, size // parts)]
+                    and size % parts == 0 and _owns(accesses, d, a, size // parts, size)]
             layout.append(Sharded(fits[0]) if len(fits) == 1 else R)
             taken.update(fits[:1] if len(fits) == 1 else [])
         if any(isinstance(entry, Sharded) for entry in layout):

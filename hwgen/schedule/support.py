@@ -5,10 +5,10 @@ what to write instead. The interpreter runs programs that break them (Allo's
 gets further into the generator only to fail there.
 """
 from ..errors import HwgenError
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, FloatOp, StreamOp, VarRef, Write,
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, FloatOp, Read, StreamOp, VarRef, Write,
                         coexist, span_of, stmt_exprs, stream_ops, subexprs, trips_under)
 from ..ir.accumulate import LANES, accumulators, carried, run, update_of
-from ..ir.layout import array_in_memory
+from ..ir.layout import array_in_memory, index_bounds
 from .levels import FLOAT_STAGES
 
 
@@ -23,6 +23,7 @@ def check_support(graph):
     _inputs_or_outputs(graph)
     for inst in graph.instances.values():
         _read_only_tables(inst)
+        _static_indices(inst)
         _one_op_per_stream(inst)
         _float_support(inst)
         _array_ports(inst)
@@ -48,6 +49,23 @@ def _read_only_tables(inst):
         raise HwgenError(f"in task {inst.name}: local array '{name}' takes its {len(values)} "
                          "elements from its declaration (a read-only table); hardware does not "
                          "build such tables yet: pass the values as an input tensor", loc)
+
+
+def _static_indices(inst):
+    """Hardware addresses tensors and memories from its loop counters: every index is an
+    affine expression of loop variables, grid indices and constants."""
+    for seg in inst.segments:
+        for stmt in seg.body:
+            accesses = [stmt] if isinstance(stmt, (Write, ArrayWrite)) else []
+            accesses += [e for e in stmt_exprs(stmt) if isinstance(e, (Read, ArrayRead))]
+            for a in accesses:
+                if any(index_bounds(i, seg.trips) is None for i in a.index):
+                    name = a.tensor if isinstance(a, (Read, Write)) else a.array
+                    raise HwgenError(f"in task {inst.name}: '{name}' is indexed by a value "
+                                     "computed at run time; hardware addresses tensors and "
+                                     "local arrays from its loop counters: index with loop "
+                                     "variables, grid indices and constants (the interpreter "
+                                     "runs it as it is)", a.loc or stmt.loc)
 
 
 def _one_op_per_stream(inst):

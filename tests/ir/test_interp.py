@@ -4,7 +4,7 @@ import pytest
 from hwgen import HwgenError
 from hwgen.ir.interp import run
 from hwgen.ir.types import int8, uint8, int16
-from hwgen.pipeline import load_design
+from hwgen.pipeline import load_design, load_module
 from tests.conftest import example, program, random_inputs
 
 
@@ -49,3 +49,19 @@ def test_budget_stops_a_long_run():
     graph = load_design(example("producer_consumer"), {"N": 50})
     with pytest.raises(HwgenError, match="stopped after"):
         run(graph, random_inputs(graph), budget=3)
+
+
+def test_indices_computed_at_run_time_are_checked_when_known():
+    """``A[P[i] % LIMIT]``: in range, the interpreter equals numpy; with LIMIT past the
+    tensor, an index outside is an error at the line that computed it."""
+    path = program("runtime_index")
+    graph = load_design(path, {"N": 5})
+    inputs = random_inputs(graph, 3)
+    B = load_module(path).reference(**inputs)["B"]
+    assert np.array_equal(run(graph, inputs)["B"], B)
+    graph = load_design(path, {"N": 5, "LIMIT": 7})
+    inputs["P"] = np.full(5, 6)
+    with pytest.raises(HwgenError, match=r"'A' is indexed at \[6\], outside its shape") as e:
+        run(graph, inputs)
+    with open(path) as f:
+        assert "# LINE" in f.read().splitlines()[e.value.loc[1] - 1]

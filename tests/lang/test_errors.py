@@ -40,6 +40,7 @@ CASES = [
     ("float_literal", "not defined on float values; floats take + - * / and comparisons"),
     ("slice_width", "affine in the loop variables with a constant width"),
     ("slice_range", "reaches bits 0..31, outside 'w' (16 bits)"),
+    ("runtime_index", "is indexed by a value computed at run time"),
     ("no_default", "have no default: give them one (`def build(N: int = 8):`)"),
 ]
 
