@@ -7,13 +7,16 @@ scope that defined the region (sizes, types). Anything built only from constants
 """
 import ast
 import inspect
+import warnings
 
+from ..errors import HwgenWarning
 from ..ir.graph import (BINARY, ArrayRead, BinOp, Channel, Const, FloatOp, Get, LoopIndex, Neg,
                         Read, Select, Slice, TensorView, VarRef, subexprs)
 from ..ir.layout import affine, index_bounds
 from ..ir.types import StreamType, float32
 from .helpers import HelperInliner
 from .numeric import FLOAT_OPS, Literal, NumericLowerer
+from .row_major import row_major
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|",
           ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.FloorDiv: "//", ast.Mod: "%"}
@@ -320,8 +323,13 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         return (start, stop, None) if not a[0] else (0, b[1] - a[1], lo)
 
     def tensor_index(self, tensor, sl, node):
-        """The index into ``tensor`` (or a shard view of it) of ``tensor[sl]``."""
-        return self.global_index(tensor, self.index(tensor.name, tensor.shape, sl, node))
+        """The index into ``tensor`` (or a shard view of it) of ``tensor[sl]``; an Allo
+        kernel's whole tensor is addressed row-major (``lang.row_major``)."""
+        linear = any(k.arg == "args" for d in self.fn.decorator_list
+                     if isinstance(d, ast.Call) for k in d.keywords) and \
+            not isinstance(tensor, TensorView)
+        return self.global_index(tensor, self.index(tensor.name, tensor.shape, sl, node,
+                                                    linear))
 
     def global_index(self, tensor, index):
         """``index`` into a shard view as an index into its whole tensor."""
@@ -331,7 +339,7 @@ class ExprLowerer(NumericLowerer, HelperInliner):
                      else BinOp("+", i, Const(off))
                      for i, off in zip(index, tensor.offsets(self.pid)))
 
-    def index(self, name, shape, sl, node):
+    def index(self, name, shape, sl, node, linear=False):
         """The index tuple of ``name[sl]``: each index affine in the loop variables, checked
         against ``shape`` here, or computed from run-time values, checked when it runs."""
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
@@ -343,6 +351,14 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         for n, (e, dim) in enumerate(zip(index, shape)):
             b = index_bounds(e, tuple(self.trips))
             if b is not None and (b[0] < 0 or b[1] >= dim):
+                moved = row_major(index, shape, tuple(self.trips)) if linear else None
+                if moved is not None:
+                    loc = self.p.loc(node)
+                    warnings.warn_explicit(
+                        f"in task {self.name}: index {ast.unparse(elts[n])} of '{name}' takes "
+                        f"values {b[0]}..{b[1]}, outside 0..{dim - 1}: read row-major, as "
+                        "Allo does, from the following rows", HwgenWarning, loc[0], loc[1])
+                    return moved
                 self.error(f"index {ast.unparse(elts[n])} of '{name}' takes values "
                            f"{b[0]}..{b[1]}, outside 0..{dim - 1}", node)
         return index

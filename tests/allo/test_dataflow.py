@@ -5,7 +5,7 @@ import pytest
 
 import hwgen.allo as allo
 import hwgen.allo.dataflow as df
-from hwgen import HwgenError
+from hwgen import HwgenError, HwgenWarning
 from hwgen.examples import gemv_float
 from hwgen.allo.backend import hls
 from hwgen.allo.ir.types import Stream, bfloat16, float32, int8, int16, int32
@@ -302,3 +302,25 @@ def test_a_parameter_with_a_layout_is_the_instances_shard():
 
     with pytest.raises(HwgenError, match=r"index i \+ 1 of 'A' takes values 1..2, outside 0..1"):
         df.build(outside, target="simulator")
+
+
+def test_allo_kernels_address_whole_tensors_row_major():
+    """As in Allo, ``X[r, k]`` with ``k`` past the last column reads the following rows (a
+    warning at the line); past the end of the tensor it is an error."""
+    R, C = 4, 1
+
+    def region(reach):
+        @df.region()
+        def top(X: int32[R, C], Y: int32[R + 1]):
+            @df.kernel(mapping=[1], args=[X, Y])
+            def k(x: int32[R, C], y: int32[R + 1]):
+                for i in range(reach):
+                    y[i] = x[0, i]
+        return top
+
+    X, Y = np.arange(R * C, dtype=np.int32).reshape(R, C) + 10, np.zeros(R + 1, np.int32)
+    with pytest.warns(HwgenWarning, match="read row-major, as Allo does"):
+        df.build(region(R), target="simulator")(X, Y)
+    assert np.array_equal(Y[:R], X.ravel())
+    with pytest.raises(HwgenError, match=r"index i of 'X' takes values 0..4, outside 0..0"):
+        df.build(region(R + 1), target="simulator")
