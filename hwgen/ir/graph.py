@@ -148,23 +148,30 @@ class Pred:
     ``depth`` and deeper are at their first (last) iteration; ``at``: the loop at ``depth`` is
     at iteration ``value``; ``below``: it is below iteration ``value``. (Loops in sequence in a
     loop body share one loop, a phase loop picking which runs: ``at`` the phase, ``below`` the
-    trips of a loop shorter than the longest.)"""
+    trips of a loop shorter than the longest.) ``mod``: the loop at ``depth`` is at an
+    iteration ``i`` with ``i % m`` in ``residues``, ``value = (m, residues)`` (``if j % 2 == 0``
+    around stream operations)."""
     kind: str
     depth: int
-    value: int = None
+    value: object = None
 
     def span(self, d, trip):
         """The iterations ``(lo, hi)`` of the loop at depth ``d`` (``trip`` iterations) that
-        may run."""
+        may run (for ``mod``, the first and last of them)."""
         if self.kind in ("first", "last") and d >= self.depth:
             i = 0 if self.kind == "first" else trip - 1
             return i, i
         if d != self.depth or self.kind in ("first", "last"):
             return 0, trip - 1
+        if self.kind == "mod":
+            runs = [i for i in range(trip) if self.allows(d, i, trip)]
+            return (runs[0], runs[-1]) if runs else (1, 0)
         return (self.value, self.value) if self.kind == "at" else (0, self.value - 1)
 
     def allows(self, d, i, trip):
         """Whether iteration ``i`` of the loop at depth ``d`` (``trip`` iterations) may run."""
+        if self.kind == "mod":
+            return d != self.depth or i % self.value[0] in self.value[1]
         lo, hi = self.span(d, trip)
         return lo <= i <= hi
 
@@ -183,7 +190,13 @@ def span_of(pred, d, trip):
 
 def coexist(a, b, trips):
     """Whether statements with predicates ``a`` and ``b`` run on some common iteration."""
-    return all(lo <= hi for lo, hi in (span_of(a + b, d, t) for d, t in enumerate(trips)))
+    both = a + b
+    for d, t in enumerate(trips):
+        lo, hi = span_of(both, d, t)
+        if not any(all(p.allows(d, i, t) for p in both) for i in range(lo, hi + 1)
+                   ) if any(p.kind == "mod" for p in both) else lo > hi:
+            return False
+    return True
 
 
 def trips_under(pred, trips):

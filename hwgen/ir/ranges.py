@@ -18,7 +18,10 @@ def executions(pred, trips):
     count = 1
     for d, trip in enumerate(trips):
         lo, hi = span_of(pred, d, trip)
-        count *= max(0, hi - lo + 1)
+        if any(p.kind == "mod" and p.depth == d for p in pred):
+            count *= sum(all(p.allows(d, i, trip) for p in pred) for i in range(lo, hi + 1))
+        else:
+            count *= max(0, hi - lo + 1)
     return count
 
 

@@ -1,19 +1,16 @@
 """Task bodies: Python statements -> loop-nest segments of IR statements, for one grid position.
 
 Compile-time structure is resolved here: ``if`` on constants and ``meta_if``/``meta_elif``/
-``meta_else`` keep one branch, ``meta_for`` unrolls. A run-time ``if``/``else`` is if-converted:
-both branches run and every assignment in them becomes a ``Select`` on the condition (a
-multiplexer), so the iteration stays one pipeline step. Side effects whose count would depend on
-data (stream put/get, tensor writes, loops) are not allowed under a run-time condition.
+``meta_else`` keep one branch, ``meta_for`` unrolls; run-time ``if``/``else``: ``branches``.
 """
 import ast
 
 from ..errors import HwgenError
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Instance, LoopIndex, Pred,
-                        Put, Segment, Select, VarRef, stmt_exprs, transform)
-from ..ir.types import uint1
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Instance, LoopIndex, Pred, Put, Segment,
+                        stmt_exprs, transform)
 from .assign import AssignLowerer
 from .blocks import MAX_ELEMENTS, BlockLowerer
+from .branches import BranchLowerer
 from .exprs import CONSTRUCT_NAMES, is_call_to
 
 _CHAIN = ("meta_if", "meta_elif", "meta_else")
@@ -25,10 +22,12 @@ class _Loop:
 
 
 def _renumbered(item, dmap):
-    """``item`` (a statement or a ``_Loop``, not yet placed) with each loop index at the depth
-    ``dmap`` gives its loop; a loop is renumbered when its own nest is built."""
+    """``item`` (a statement or a ``_Loop``, not yet placed) with each loop index (and ``mod``
+    predicate) at the depth ``dmap`` gives its loop; a loop is renumbered when its own nest is
+    built."""
     if isinstance(item, _Loop) or dmap == tuple(range(len(dmap))):
         return item
+    item.pred = tuple(Pred(p.kind, dmap[p.depth], p.value) for p in item.pred)
 
     def move(e):
         return LoopIndex(dmap[e.depth]) if isinstance(e, LoopIndex) else e
@@ -72,7 +71,7 @@ def _meta_kind(stmt):
     return None
 
 
-class TaskLowerer(AssignLowerer, BlockLowerer):
+class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer):
     """Lowers one task body at one grid position to an ``ir.Instance``."""
 
     def __init__(self, parser, fn, pid, grid, tensors, streams, channels):
@@ -263,7 +262,8 @@ class TaskLowerer(AssignLowerer, BlockLowerer):
         if isinstance(s, ast.If):
             cond = self.const_value(s.test)
             if cond is None:
-                return self.runtime_if(s, loc)
+                every = self.periodic(s)
+                return self.runtime_if(s, loc) if every is None else self.periodic_if(s, every)
             return self.block(s.body if cond else s.orelse)
         if _meta_kind(s) == "meta_for":
             return self.meta_for(s)
@@ -279,11 +279,6 @@ class TaskLowerer(AssignLowerer, BlockLowerer):
         self.vars[var] = self.channels[get.channel].dtype
         self.assigned.add(var)
         return [Assign(var, get, loc=loc)]
-
-    def unconditional(self, node, what, fix):
-        if self.conditional:
-            self.error(f"{what} under a run-time condition is not supported: its count would "
-                       f"depend on data; {fix}", node)
 
     def meta_for(self, s):
         """``with meta_for(a[, b[, step]]) as v:`` -- the body once per value of v."""
@@ -307,40 +302,6 @@ class TaskLowerer(AssignLowerer, BlockLowerer):
         else:
             self.consts[var.id] = saved
         return items
-
-    def runtime_if(self, s, loc):
-        """If-conversion: both branches run; their assignments select on the condition."""
-        cond = self.expr(s.test)
-        cvar = f"cond{self.n_conds}@{loc[1]}"   # '@': never a user's name
-        self.n_conds += 1
-        self.vars[cvar] = uint1
-        self.assigned.add(cvar)
-        before = set(self.assigned)
-        self.conditional += 1
-        then = self.block(s.body)
-        then_set = self.assigned - before
-        self.assigned = set(before)
-        other = self.block(s.orelse)
-        else_set = self.assigned - before
-        self.conditional -= 1
-        # A name assigned in only one branch may be unassigned afterwards.
-        self.assigned = before | (then_set & else_set)
-        c = VarRef(cvar)
-        return [Assign(cvar, BinOp("!=", cond, Const(0)), loc=loc)] + \
-            [self.guarded(item, c, True, before) for item in then] + \
-            [self.guarded(item, c, False, before | then_set) for item in other]
-
-    @staticmethod
-    def guarded(item, c, polarity, known):
-        """``item`` taking effect only where the condition ``c`` has ``polarity``."""
-        def pick(new, keep):
-            return Select(c, new, keep) if polarity else Select(c, keep, new)
-        if isinstance(item, Assign):
-            if item.var not in known:       # first assigned here: no old value to keep
-                return item
-            return Assign(item.var, pick(item.value, VarRef(item.var)), item.pred, item.loc)
-        keep = ArrayRead(item.array, item.index, loc=item.loc)
-        return ArrayWrite(item.array, item.index, pick(item.value, keep), item.pred, item.loc)
 
     def for_loop(self, s):
         if is_call_to(s.iter, "grid") or is_call_to(s.iter, "reduction"):

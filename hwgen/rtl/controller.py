@@ -104,6 +104,10 @@ class Controller:
             trips = self.group.structure[gi]
             v = self.valid0 & (self.seg == gi)
             for p in pred:
+                if p.kind == "mod":
+                    m, residues = p.value
+                    v = v & Cat(*[self.idx[p.depth] % m == r for r in residues]).any()
+                    continue
                 for d, trip in enumerate(trips):
                     lo, hi = p.span(d, trip)
                     if lo == hi:
@@ -111,7 +115,16 @@ class Controller:
                     elif hi < trip - 1:
                         v = v & (self.idx[d] <= hi)     # ``below``: lo is 0
             sig = Signal(name=f"c{gi}_" + "_".join(
-                f"{p.kind}{p.depth}" + ("" if p.value is None else f"_{p.value}") for p in pred))
+                f"{p.kind}{p.depth}" + _label(p.value) for p in pred))
             self.m.d.comb += sig.eq(v)
             self.lines.define(line, sig)
         return line
+
+
+def _label(value):
+    """A predicate's value in a signal name: ``_3``, ``_2_0`` for ``mod`` ``(2, (0,))``."""
+    if value is None:
+        return ""
+    if isinstance(value, tuple):
+        return "".join(_label(v) for v in value)
+    return f"_{value}"

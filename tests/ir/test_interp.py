@@ -65,3 +65,12 @@ def test_indices_computed_at_run_time_are_checked_when_known():
         run(graph, inputs)
     with open(path) as f:
         assert "# LINE" in f.read().splitlines()[e.value.loc[1] - 1]
+
+
+def test_two_puts_on_every_other_iteration_run():
+    """``if j % 2 == 0:`` around two puts (Allo's double put): the counts are known at compile
+    time, and ``A[i, j + 1]`` stays inside on the even iterations it runs on."""
+    path = program("bad/double_put")
+    graph = load_design(path)
+    inputs = random_inputs(graph, 1)
+    assert np.array_equal(run(graph, inputs)["B"], load_module(path).reference(**inputs)["B"])

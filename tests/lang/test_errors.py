@@ -41,6 +41,7 @@ CASES = [
     ("slice_width", "affine in the loop variables with a constant width"),
     ("slice_range", "reaches bits 0..31, outside 'w' (16 bits)"),
     ("runtime_index", "is indexed by a value computed at run time"),
+    ("double_put", "is put twice on one iteration"),
     ("no_default", "have no default: give them one (`def build(N: int = 8):`)"),
 ]
 

@@ -101,3 +101,12 @@ def test_bit_slices_at_run_time_offsets(params):
     path = program("runtime_bit_slices")
     _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 5,
                         extreme=True)
+
+
+@pytest.mark.parametrize("params", [{"M": 3, "N": 4}, {"M": 1, "N": 1}, {"M": 2, "N": 7}])
+def test_branches_on_a_loop_variable_period(params):
+    """Puts, gets and tensor writes under ``if j % 2 == 0`` / ``if j % 3 != 1``: each branch
+    on its own iterations, with the cycles the schedule predicts."""
+    path = program("periodic_branches")
+    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 7,
+                        extreme=True)
