@@ -114,8 +114,21 @@ bench: setup
 
 # Allo's dataflow tests with only their imports changed (ALLO: a checkout of cornell-zhang/allo;
 # ALLO_ARGS=--rtl also runs each simulated region as RTL); table in build/allo_compat/.
-allo: setup
-	$(PY) benchmarks/allo_compat.py $(if $(ALLO),--allo $(ALLO)) $(ALLO_ARGS)
+# Two of them use Python 3.12 syntax (generic regions): they run in build/allo_venv, made from
+# the first Python >= 3.12 found (ALLO_PY=... to choose one), else in .venv.
+ALLO_PY ?= $(shell for p in python3.13 python3.12 $(HOME)/.pyenv/versions/3.1[2-9]*/bin/python3; \
+	do $$p -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null && { echo $$p; break; }; done)
+ALLO_VENV := build/allo_venv
+
+$(ALLO_VENV)/.stamp: pyproject.toml
+	$(ALLO_PY) -m venv $(ALLO_VENV)
+	$(ALLO_VENV)/bin/pip install -q --upgrade pip
+	$(ALLO_VENV)/bin/pip install -q -e '.[dev]'
+	touch $@
+
+allo: setup $(if $(ALLO_PY),$(ALLO_VENV)/.stamp)
+	$(PY) benchmarks/allo_compat.py $(if $(ALLO),--allo $(ALLO)) \
+	  $(if $(ALLO_PY),--python $(ALLO_VENV)/bin/python) $(ALLO_ARGS)
 
 clean:
 	rm -rf build sim_build .pytest_cache

@@ -40,13 +40,14 @@ def port(src_dir, dst_dir):
     return [f.name for f in files]
 
 
-def run_pytest(test_dir, rtl_log, timeout):
-    """Run pytest on the ported files; ``[(test, outcome, message)]`` from its JUnit XML."""
+def run_pytest(test_dir, rtl_log, timeout, python=sys.executable):
+    """Run pytest (under ``python``) on the ported files; ``[(test, outcome, message)]`` from
+    its JUnit XML."""
     xml = test_dir / "junit.xml"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if rtl_log:
         env["HWGEN_ALLO_RTL"] = str(rtl_log)
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                     "--continue-on-collection-errors", f"--junitxml={xml}", str(test_dir)],
                    cwd=test_dir, env=env, timeout=timeout, check=False,
                    stdout=subprocess.DEVNULL)
@@ -73,22 +74,22 @@ def _first_error(node):
     return text.splitlines()[0] if text else ""
 
 
-def classify(message):
-    """Why a test failed, in a few words."""
+def classify(message, version):
+    """Why a test failed, in a few words (``version``: the Python that ran it)."""
     if "needs a vendor tool" in message:
         return "needs Vitis HLS (the simulator part passed)"
     if "ModuleNotFoundError" in message or "has no attribute" in message:
         return "uses Allo internals hwgen does not serve"
     if "SyntaxError" in message:
-        return f"needs a newer Python than {sys.version.split()[0]}"
+        return f"needs a newer Python than {version}"
     return "hwgen"
 
 
-def report(rows, rtl_rows):
+def report(rows, rtl_rows, version):
     lines = ["# Allo dataflow tests on hwgen (import lines changed only)", "",
              "| test | result | reason | first error line |", "|---|---|---|---|"]
     for name, outcome, message in rows:
-        reason = classify(message) if outcome in ("failed", "error") else ""
+        reason = classify(message, version) if outcome in ("failed", "error") else ""
         lines.append(f"| {name} | {outcome} | {reason} | {message[:150].replace('|', '/')} |")
     counts = {o: sum(r[1] == o for r in rows) for o in ("passed", "failed", "error", "skipped")}
     lines += ["", ", ".join(f"{v} {k}" for k, v in counts.items())]
@@ -109,6 +110,10 @@ def main(argv=None):
     parser.add_argument("--rtl", action="store_true",
                         help="also run every simulated region as RTL on Verilator (minutes)")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds for the whole run")
+    parser.add_argument("--python", default=os.environ.get("ALLO_PYTHON", sys.executable),
+                        help="the Python that runs the tests, with hwgen's dependencies "
+                             "(two of Allo's tests use Python 3.12 syntax; `make allo` makes "
+                             "one in build/allo_venv when a Python >= 3.12 is installed)")
     args = parser.parse_args(argv)
     if not args.allo:
         parser.error("give --allo PATH (or ALLO=PATH): a checkout of "
@@ -122,12 +127,19 @@ def main(argv=None):
     rtl_log = OUT / "rtl.jsonl" if args.rtl else None
     if rtl_log and rtl_log.exists():
         rtl_log.unlink()
-    rows = run_pytest(test_dir, rtl_log, args.timeout)
+    try:
+        version = subprocess.run([args.python, "-c", "import platform; "
+                                  "print(platform.python_version())"], capture_output=True,
+                                 text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        parser.error(f"--python {args.python} does not run")
+    print(f"running them with Python {version} ({args.python})")
+    rows = run_pytest(test_dir, rtl_log, args.timeout, args.python)
     rtl_rows = None
     if rtl_log:
         rtl_rows = [json.loads(line) for line in rtl_log.read_text().splitlines()] \
             if rtl_log.exists() else []
-    text = report(rows, rtl_rows)
+    text = report(rows, rtl_rows, version)
     (OUT / "results.md").write_text(text)
     print(text)
     print(f"written to {OUT / 'results.md'}")

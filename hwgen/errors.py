@@ -15,6 +15,10 @@ class HwgenError(Exception):
         return f"{self.loc[0]}:{self.loc[1]}: {self.message}"
 
 
+class HwgenTypeError(HwgenError):
+    """A region or kernel parameter of the wrong type (for Allo, a type-inference error)."""
+
+
 class HwgenWarning(UserWarning):
     """A likely mistake that still compiles (e.g. an accumulator that can overflow its type);
     reported at the user's line through Python's ``warnings``."""

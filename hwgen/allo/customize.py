@@ -12,11 +12,10 @@ import inspect
 import textwrap
 import warnings
 
-from ..check import check
 from ..errors import HwgenError, HwgenWarning
 from ..lang.frontend import Region
 from .function import function_region
-from .targets import describe
+from .targets import checked_graph, describe
 
 _APPLIED = {
     "pipeline": None,
@@ -41,7 +40,7 @@ class Schedule:
 
     def __init__(self, region, function=False):
         self.region, self.function = region, function
-        self.graph = check(region.graph())
+        self.graph = checked_graph(region)
         self.directives = []
         self._loops = _loop_names(region)
 

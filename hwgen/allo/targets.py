@@ -5,12 +5,30 @@ import os
 import numpy as np
 
 from ..check import check
-from ..errors import HwgenError
+from ..errors import HwgenError, HwgenTypeError
 from ..ir import floats
 from ..ir.interp import run
 from ..ir.types import FloatType
 
 RTL_TARGETS = ("verilator", "rtl")
+
+
+class AlloTypeError(HwgenTypeError, SystemExit):
+    """Allo ends the program on a type error (``sys.exit(1)``); on the Allo surface so does
+    hwgen's, printing it, while ``except HwgenError`` still catches it."""
+
+    def __init__(self, message, loc=None):
+        super().__init__(message, loc)
+        self.code = str(self)
+
+
+def checked_graph(region):
+    """The checked task graph of ``region``, a parameter type error ending the program as
+    Allo's does."""
+    try:
+        return check(region.graph())
+    except HwgenTypeError as e:
+        raise AlloTypeError(e.message, e.loc) from None
 
 
 def describe(graph):
@@ -28,7 +46,7 @@ class _Module:
 
     def __init__(self, top):
         self.top = top
-        self.graph = check(top.graph())
+        self.graph = checked_graph(top)
 
     def bind(self, arrays):
         """name -> array of the call's positional arrays, checked against the region."""
@@ -103,7 +121,7 @@ class UnavailableModule:
 
     def __init__(self, top, target):
         self._top, self._target = top, target
-        self.module = describe(check(top.graph()))
+        self.module = describe(checked_graph(top))
 
     def _refuse(self):
         raise HwgenError(f"target {self._target!r} needs a vendor tool (AMD Vitis HLS or the "

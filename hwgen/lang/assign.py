@@ -35,6 +35,12 @@ class AssignLowerer(ExprLowerer):
         if name in self.tensors:
             self.error(f"'{name}' is a tensor of the region: write its elements, "
                        f"`{name}[...] = ...`, or give the local another name", s)
+        if isinstance(s, ast.AnnAssign) and _const_expr(s.annotation):
+            value = self.const_value(value) if value is not None else None
+            if value is None:
+                self.error(f"'{name}' is declared ConstExpr: give it a compile-time value", s)
+            self.consts[name] = value
+            return []
         if isinstance(s, ast.AnnAssign):
             dtype = self.declared_type(s, name)
             if isinstance(dtype, TensorType):
@@ -181,3 +187,9 @@ class AssignLowerer(ExprLowerer):
             self.error(f"'{name}' is declared twice with different types", s)
         self.arrays[name] = ttype
         return [] if s.value is None else self.array_value(s, name, ttype, self.p.loc(s))
+
+
+def _const_expr(annotation):
+    """Whether ``annotation`` is Allo's ``ConstExpr[T]``: the name is a compile-time constant."""
+    return isinstance(annotation, ast.Subscript) and \
+        getattr(annotation.value, "id", getattr(annotation.value, "attr", None)) == "ConstExpr"

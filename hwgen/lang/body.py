@@ -82,11 +82,12 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer):
         self.tensors = tensors      # the name the body uses -> Tensor
         self.streams = streams
         self.channels = channels
-        self.name = fn.name + (f"[{','.join(map(str, pid))}]" if grid else "")
+        self.name = parser.prefix + fn.name + (f"[{','.join(map(str, pid))}]" if grid else "")
         self.consts = {}
         self.vars = {}              # run-time locals -> IntType
         self.arrays = {}            # local arrays -> TensorType
         self.contents = {}          # read-only local arrays -> their declared elements
+        self.calls = []             # regions this task calls: (region, tensors, node)
         self.assigned = set()
         self.loops = []             # names of enclosing run-time loops, outermost first
         self.loop_values = []       # (start, step) per loop
@@ -250,6 +251,8 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer):
                 return [Put(chan, value, loc=loc)]
             if is_call_to(s.value, "get") and isinstance(s.value.func, ast.Attribute):
                 return self.discarded_get(s, loc)
+            if self.region_call(s):
+                return []
             self.error(f"unsupported expression statement `{ast.unparse(s)}`; "
                        "only `stream.put(x)` and `stream.get()` stand alone", s)
         if isinstance(s, ast.Pass):
@@ -270,6 +273,29 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer):
         name = CONSTRUCT_NAMES.get(type(s), type(s).__name__)
         self.error(f"unsupported Python construct in a task body: {name}; use for-range loops, "
                    "assignments, stream put/get, if/else and meta_if/meta_for", s)
+
+    def region_call(self, s):
+        """``inner(A, B)`` or ``inner[P0, P1](A, B)``: a region called with tensors this task
+        sees; its tasks join the program (``frontend``). Whether ``s`` is one."""
+        call = s.value
+        if not isinstance(call, ast.Call):
+            return False
+        func, params = call.func, ()
+        if isinstance(func, ast.Subscript):
+            elts = func.slice.elts if isinstance(func.slice, ast.Tuple) else [func.slice]
+            func, params = func.value, tuple(self.const_value(e) for e in elts)
+        region = self.p.ns.get(func.id) if isinstance(func, ast.Name) else None
+        if not hasattr(region, "bind"):
+            return False
+        if self.loops or self.conditional or call.keywords or None in params:
+            self.error(f"a region is called with compile-time parameters, outside loops and "
+                       f"run-time conditions: `{func.id}[P0, P1](A, B)`", s)
+        if not all(isinstance(a, ast.Name) and a.id in self.tensors for a in call.args):
+            self.error(f"region '{func.id}' takes tensors this task sees "
+                       f"({', '.join(self.tensors) or 'none'})", s)
+        self.calls.append((region.bind(params, self.p.loc(s)),
+                           [self.tensors[a.id] for a in call.args], s))
+        return True
 
     def discarded_get(self, s, loc):
         """A bare ``stream.get()``: the element is taken and dropped (a local nobody reads)."""

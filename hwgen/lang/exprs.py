@@ -383,7 +383,7 @@ class ExprLowerer(NumericLowerer, HelperInliner):
                 any(not 0 <= i < n for i, n in zip(index, stype.shape)):
             self.error(f"stream index {list(index)} is out of range for '{name}' of shape "
                        f"{list(stype.shape)}", stmt)
-        cname = name + (f"[{','.join(map(str, index))}]" if index else "")
+        cname = self.p.prefix + name + (f"[{','.join(map(str, index))}]" if index else "")
         chan = self.channels.setdefault(
             cname, Channel(cname, StreamType(stype.dtype, stype.depth, block=stype.block),
                            loc=decl_loc))

@@ -12,7 +12,7 @@ import sys
 import textwrap
 import warnings
 
-from ..errors import HwgenError, HwgenWarning
+from ..errors import HwgenError, HwgenTypeError, HwgenWarning
 from ..ir.graph import Graph, Tensor, TensorView
 from ..ir.types import IntType, StreamType, TensorType
 from .body import TaskLowerer
@@ -75,13 +75,31 @@ def region(fn=None):
 class Region:
     """A program: a set of tasks and streams between tensor ports. ``graph()`` lowers it."""
 
-    def __init__(self, fn, namespace, node=None):
+    def __init__(self, fn, namespace, node=None, bindings=None):
         self.fn = fn
         self.name = fn.__name__
         self.namespace = namespace
         self.node = node        # the region's ``ast.FunctionDef``, when not ``fn``'s source
         self.file = inspect.getsourcefile(fn) or "<unknown>"
+        self.bindings = bindings or {}      # type parameter -> value
         self._graph = None
+
+    @property
+    def type_params(self):
+        """``def inner[P0, P1](...)`` (Python 3.12): compile-time parameters, bound by
+        ``inner[2, 2]`` where the region is called or built."""
+        return tuple(t.__name__ for t in getattr(self.fn, "__type_params__", ()))
+
+    def bind(self, params, loc=None):
+        """This region with its type parameters bound to the values ``params``."""
+        if len(params) != len(self.type_params):
+            wanted = f"[{', '.join(self.type_params)}]" if self.type_params else "none"
+            raise HwgenError(f"region '{self.name}' takes compile-time parameters {wanted}, "
+                             f"given {len(params)}", loc)
+        return Region(self.fn, self.namespace, self.node, dict(zip(self.type_params, params)))
+
+    def __getitem__(self, params):
+        return self.bind(params if isinstance(params, tuple) else (params,))
 
     def graph(self, params=None):
         if self._graph is None:
@@ -93,21 +111,29 @@ class Region:
 
 
 class _RegionParser:
-    def __init__(self, region):
+    def __init__(self, region, prefix=""):
         self.region = region
+        self.prefix = prefix        # of instance and stream names, in a called region
         self.offset = region.fn.__code__.co_firstlineno - 1
         self.node = region.node or \
             ast.parse(textwrap.dedent(inspect.getsource(region.fn))).body[0]
         self.ns = dict(region.namespace)
+        self.ns.update(region.bindings)
 
     def loc(self, node):
         return (self.region.file, getattr(node, "lineno", 0) + self.offset)
 
-    def error(self, message, node):
-        raise HwgenError(message, self.loc(node))
+    def error(self, message, node, kind=HwgenError):
+        raise kind(message, self.loc(node))
 
     def eval_const(self, node, what):
-        """Evaluate a compile-time expression (sizes, types) in the region's scope."""
+        """Evaluate a compile-time expression (sizes, types) in the region's scope; a string
+        (``A: "UInt(8)[M]"``) is the expression it holds."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.copy_location(ast.parse(node.value, mode="eval").body, node)
+            except SyntaxError:
+                self.error(f"{what} `{node.value}` is not a Python expression", node)
         try:
             return eval(compile(ast.Expression(node), self.region.file, "eval"), self.ns)
         except HwgenError:
@@ -123,18 +149,13 @@ class _RegionParser:
     def parse(self, params):
         """The region's task graph at ``params``: its tensors, streams and one instance per
         grid position of each task, with inferred layouts."""
+        if self.region.type_params and not self.region.bindings:
+            self.error(f"region '{self.region.name}' has compile-time parameters "
+                       f"[{', '.join(self.region.type_params)}]: use it as "
+                       f"{self.region.name}[...], from a kernel or a build", self.node)
         tensors = {arg.arg: self.tensor(arg) for arg in self.node.args.args}
-        streams, tasks = self.declarations()
-        if not tasks:
-            self.error(f"region '{self.region.name}' has no @hwgen.task", self.node)
-        channels = {}
-        instances = {}
-        for fn in tasks:
-            grid, visible = self.task_spec(fn, tensors)
-            for pid in itertools.product(*(range(g) for g in grid)):
-                lowerer = TaskLowerer(self, fn, tuple(pid), grid, visible, streams, channels)
-                inst = lowerer.lower()
-                instances[inst.name] = inst
+        channels, instances = {}, {}
+        streams = self.lower_tasks(tensors, instances, channels)
         for t in tensors.values():
             if t.direction is None:
                 raise HwgenError(f"tensor '{t.name}' is never read or written by any task; "
@@ -144,17 +165,50 @@ class _RegionParser:
         _warn_unused_streams(graph, streams)
         return infer_layouts(graph)
 
+    def lower_tasks(self, tensors, instances, channels):
+        """Every task instance of the region into ``instances`` (streams into ``channels``),
+        with the tasks of the regions they call; a task that only calls regions is dropped.
+        Returns the region's stream declarations."""
+        streams, tasks = self.declarations()
+        if not tasks:
+            self.error(f"region '{self.region.name}' has no @hwgen.task", self.node)
+        for fn in tasks:
+            grid, visible = self.task_spec(fn, tensors)
+            for pid in itertools.product(*(range(g) for g in grid)):
+                lowerer = TaskLowerer(self, fn, tuple(pid), grid, visible, streams, channels)
+                inst = lowerer.lower()
+                for region, bound, node in lowerer.calls:
+                    sub = _RegionParser(region, prefix=f"{inst.name}.")
+                    sub.lower_tasks(sub.bound(bound, self.loc(node)), instances, channels)
+                if not lowerer.calls or any(seg.body for seg in inst.segments):
+                    instances[inst.name] = inst
+        return streams
+
+    def bound(self, tensors, loc):
+        """The region's parameters bound to the caller's ``tensors``, types checked."""
+        params = self.node.args.args
+        if len(params) != len(tensors):
+            raise HwgenError(f"region '{self.region.name}' takes {len(params)} tensor(s), "
+                             f"given {len(tensors)}", loc)
+        for param, tensor in zip(params, tensors):
+            want = self.tensor(param).type
+            if want.dtype != tensor.dtype or tuple(want.shape) != tuple(tensor.shape):
+                raise HwgenError(f"region '{self.region.name}' declares '{param.arg}' as "
+                                 f"{want!r}, given tensor '{tensor.name}' of "
+                                 f"{tensor.dtype!r}{list(tensor.shape)}", loc)
+        return {param.arg: tensor for param, tensor in zip(params, tensors)}
+
     def tensor(self, arg):
         """The tensor of region parameter ``arg`` (direction still unknown), its annotated type
         checked: positive integer shape, element width, one layout entry per dimension."""
         if arg.annotation is None:
             self.error(f"tensor parameter '{arg.arg}' needs a type such as int8[M, K]", arg)
         ttype = self.region.fn.__annotations__.get(arg.arg)
-        if isinstance(ttype, str) or ttype is None:
+        if isinstance(ttype, str) or ttype is None or self.region.bindings:
             ttype = self.eval_const(arg.annotation, "a tensor type")
         if not isinstance(ttype, TensorType):
             self.error(f"parameter '{arg.arg}' must be a tensor type such as int8[M, K], "
-                       f"got {ttype!r}", arg)
+                       f"got {ttype!r}", arg, HwgenTypeError)
         if any(not isinstance(d, int) or d < 1 for d in ttype.shape):
             self.error(f"tensor '{arg.arg}' has shape {list(ttype.shape)}: every dimension "
                        "must be a positive integer", arg)
@@ -264,7 +318,7 @@ class _RegionParser:
                 self.error(f"parameter '{param.arg}' is declared {ptype!r} but is bound to "
                            f"tensor '{arg.id}' of type {tensor.dtype!r}{list(tensor.shape)}; "
                            "declare it with the tensor's type (with `@ Layout(...)` it is "
-                           "the instance's shard, indexed from 0)", param)
+                           "the instance's shard, indexed from 0)", param, HwgenTypeError)
             if ptype.layout is not None:
                 visible[param.arg] = self.shard_view(param, tensor, ptype.layout, grid)
         return visible

@@ -7,6 +7,15 @@ bool = uint1            # noqa: A001 -- Allo's name for a one-bit value
 index = int32           # loop indices and address arithmetic, as Allo's `index`
 
 
-def ConstExpr(dtype):   # noqa: N802 -- Allo's spelling
-    """Allo's compile-time constant annotation; hwgen folds constants on its own."""
-    return dtype
+class _ConstExpr:
+    """Allo's compile-time constant annotation, ``x: ConstExpr[int32] = M // P0``: the type
+    itself; hwgen folds constants on its own."""
+
+    def __getitem__(self, dtype):
+        return dtype
+
+    def __call__(self, dtype):
+        return dtype
+
+
+ConstExpr = _ConstExpr()
