@@ -5,7 +5,8 @@ at a line of the program, never deeper in the generator.
 The programs are drawn near the edges of what hardware builds: integer and float locals, float
 sums read inside and after their loops, local arrays in registers and in memories read and
 written in either order, loops in sequence of different lengths, stream puts in one or two
-statements, and the consumer that gets them.
+statements and on every other iteration (``if k % 2 == 0``), bits at run-time offsets, indices
+computed from data, and the consumer that gets them.
 """
 import os
 import traceback
@@ -34,7 +35,8 @@ def loop_body(draw, var, trip, puts):
     lines = [f"x: T = A[({var} + i) % {N}]"]
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["sum", "sum", "sum", "product", "buf_write", "buf_write",
-                                     "buf_read", "buf_read", "put", "read_sum", "local"]))
+                                     "buf_read", "buf_read", "put", "read_sum", "local",
+                                     "periodic_put", "periodic_write", "bits", "lookup"]))
         if kind == "sum":
             lines.append(draw(st.sampled_from(["acc += x", "acc -= x * x", "acc = x + acc"])))
         elif kind == "product":
@@ -49,6 +51,15 @@ def loop_body(draw, var, trip, puts):
             puts.append(trip)
         elif kind == "read_sum":
             lines.append(f"C[{var} % {N}] = acc")
+        elif kind == "periodic_put":
+            lines += [f"if {var} % 2 == 0:", "    s.put(x)"]
+            puts.append((trip + 1) // 2)
+        elif kind == "periodic_write":
+            lines += [f"if {var} % 3 != 1:", f"    C[{var} % {N}] = x"]
+        elif kind == "bits":            # a bit at a run-time offset (int locals)
+            lines.append(draw(st.sampled_from([f"x = x + x[{var}]", f"x[{var}] = 1"])))
+        elif kind == "lookup":          # an index computed from data
+            lines.append(f"x = x + A[x % {N}]")
         else:
             lines.append("x = x * x")
     return lines
