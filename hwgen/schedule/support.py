@@ -24,6 +24,7 @@ def check_support(graph):
     for inst in graph.instances.values():
         _read_only_tables(inst)
         _static_indices(inst)
+        _tensor_writes(inst)
         _one_op_per_stream(inst)
         _float_support(inst)
         _array_ports(inst)
@@ -66,6 +67,35 @@ def _static_indices(inst):
                                      "local arrays from its loop counters: index with loop "
                                      "variables, grid indices and constants (the interpreter "
                                      "runs it as it is)", a.loc or stmt.loc)
+
+
+def _tensor_writes(inst):
+    """Statements that write one tensor reach its output buffer at their own pipeline levels,
+    so hardware keeps their program order only where they never write the same element: with
+    the same index, they never run on one iteration; with different ones, their indices never
+    meet."""
+    for seg in inst.segments:
+        writes = [s for s in seg.body if isinstance(s, Write)]
+        for k, later in enumerate(writes):
+            for earlier in writes[:k]:
+                if earlier.tensor != later.tensor:
+                    continue
+                if earlier.index == later.index:
+                    clash = coexist(earlier.pred, later.pred, seg.trips)
+                else:
+                    clash = all(_overlap(index_bounds(a, trips_under(earlier.pred, seg.trips)),
+                                         index_bounds(b, trips_under(later.pred, seg.trips)))
+                                for a, b in zip(earlier.index, later.index))
+                if clash:
+                    raise HwgenError(
+                        f"in task {inst.name}: tensor '{later.tensor}' may be written at one "
+                        f"element by two statements (also at line {earlier.loc[1]}); hardware "
+                        "writes each statement at its own pipeline stage: write every element "
+                        "from one statement (keep the value in a local)", later.loc)
+
+
+def _overlap(a, b):
+    return a[1] >= b[0] and b[1] >= a[0]
 
 
 def _one_op_per_stream(inst):
