@@ -8,13 +8,12 @@ block RAM, so a directive is checked (the kernel, loop and array it names must e
 ``build()`` then runs the program as ``df.build`` does.
 """
 import ast
-import inspect
-import textwrap
 import warnings
 
 from ..errors import HwgenError, HwgenWarning
 from ..lang.frontend import Region
 from .function import function_region
+from .ir.utils import MockBuffer
 from .targets import checked_graph, describe
 
 _APPLIED = {
@@ -52,6 +51,9 @@ class Schedule:
 
     def pipeline(self, loop, ii=1, **_):
         self._directive("pipeline", f"pipeline({loop!r}, ii={ii})", loop=loop)
+        if ii != 1:
+            warnings.warn(f"pipeline({loop!r}, ii={ii}): hwgen starts an iteration every clock "
+                          "(ii=1)", HwgenWarning, stacklevel=2)
 
     def unroll(self, loop, factor=0, **_):
         self._directive("unroll", f"unroll({loop!r}, factor={factor})", loop=loop)
@@ -78,10 +80,13 @@ class Schedule:
                 raise HwgenError(f"{kind}({loop!r}): no loop '{var}' in '{kernel or '?'}'; "
                                  f"loops are named 'kernel_pid:variable' ({known})")
         if buffer is not None:
-            inst = self._instance(getattr(buffer, "func", None))
-            if getattr(buffer, "name", None) not in inst.arrays:
+            if not isinstance(buffer, MockBuffer):
+                raise HwgenError(f"{kind}({buffer!r}): name the array with "
+                                 "MockBuffer('kernel_pid', 'array') (from allo.ir.utils)")
+            inst = self._instance(buffer.func)
+            if buffer.name not in inst.arrays:
                 raise HwgenError(f"{kind}: kernel '{buffer.func}' has no local array "
-                                 f"'{getattr(buffer, 'name', buffer)}'")
+                                 f"'{buffer.name}'")
         self.directives.append(text)
         if _APPLIED[kind]:
             warnings.warn(f"{text}: {_APPLIED[kind]}", HwgenWarning, stacklevel=3)
@@ -101,7 +106,7 @@ def _allo_name(inst):
 
 def _loop_names(region):
     """``(kernel instance, loop variable)`` of every loop of the program, in Allo's naming."""
-    node = region.node or ast.parse(textwrap.dedent(inspect.getsource(region.fn))).body[0]
+    node = region.source_node()
     graph = region.graph()
     found = set()
     for fn in [node] + [s for s in node.body if isinstance(s, ast.FunctionDef)]:

@@ -18,7 +18,11 @@ from .targets import SimulatorModule
 
 def function_region(fn):
     """The one-kernel region that computes ``fn``."""
-    node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    try:
+        node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, TypeError):
+        raise HwgenError(f"{fn.__name__} has no source file to read (defined with exec or at "
+                         "an interactive prompt); define it in a .py file") from None
     file = inspect.getsourcefile(fn)
     line = fn.__code__.co_firstlineno
     if not isinstance(node, ast.FunctionDef) or node.returns is None:
@@ -35,7 +39,8 @@ def function_region(fn):
     if not isinstance(rtype, TensorType):
         raise HwgenError(f"{fn.__name__}: the return type must be a tensor type such as "
                          f"float32[M, N], got {rtype!r}", (file, line))
-    names = {a.arg for a in node.args.args}
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | \
+        {a.arg for a in node.args.args}
     result = next(f"result{n or ''}" for n in range(len(names) + 1)
                   if f"result{n or ''}" not in names)
     kernel = ast.FunctionDef(fn.__name__, ast.arguments([], [], None, [], [], None, []),
@@ -66,7 +71,7 @@ class FunctionModule(SimulatorModule):
     """``mod(A, B)`` runs the function in hwgen's interpreter and returns its result."""
 
     def __call__(self, *arrays):
-        t = self.graph.tensors[list(self.graph.tensors)[-1]]
+        t = list(self.graph.tensors.values())[-1]      # ``result``: the last parameter
         out = np.zeros(t.shape, _numpy_type(t.dtype))
         super().__call__(*arrays, out)
         return out

@@ -26,10 +26,12 @@ def _runs(trips, stmts, depth=0, holds=None):
         return [(ops, 1)] if ops else []
     trip, runs = trips[depth], []
     # Between two cuts every predicate holds throughout or nowhere.
-    cuts = sorted({0, trip} | {x for pred, _ in stmts for p in pred
-                               for x in (p.span(depth, trip)[0], p.span(depth, trip)[1] + 1)}
-                  | {x for pred, _ in stmts for p in pred if p.kind == "mod" and
-                     p.depth == depth for x in range(trip)})
+    if any(p.kind == "mod" and p.depth == depth for pred, _ in stmts for p in pred):
+        cuts = list(range(trip + 1))        # a period: every iteration may differ
+    else:
+        cuts = sorted({0, trip} | {x for pred, _ in stmts for p in pred
+                                   for x in (p.span(depth, trip)[0],
+                                             p.span(depth, trip)[1] + 1)})
     for lo, hi in zip(cuts, cuts[1:]):
         count = hi - lo
         inner = [[h and p.allows(depth, lo, trip) for h, p in zip(hs, pred)]

@@ -33,7 +33,7 @@ class Update:
 
 def update_of(stmt, types):
     """The ``Update`` that ``stmt`` is, or None. ``types``: the instance's local types."""
-    if not isinstance(stmt, Assign) or any(p.kind in ("first", "last") for p in stmt.pred) or \
+    if not isinstance(stmt, Assign) or any(p.kind in ("first", "last", "mod") for p in stmt.pred) or \
             not isinstance(types.get(stmt.var), FloatType):
         return None
     e, own = stmt.value, VarRef(stmt.var)

@@ -164,7 +164,7 @@ class Pred:
         if d != self.depth or self.kind in ("first", "last"):
             return 0, trip - 1
         if self.kind == "mod":
-            runs = [i for i in range(trip) if self.allows(d, i, trip)]
+            runs = allowed((self,), d, trip)
             return (runs[0], runs[-1]) if runs else (1, 0)
         return (self.value, self.value) if self.kind == "at" else (0, self.value - 1)
 
@@ -174,6 +174,12 @@ class Pred:
             return d != self.depth or i % self.value[0] in self.value[1]
         lo, hi = self.span(d, trip)
         return lo <= i <= hi
+
+
+def allowed(pred, d, trip):
+    """The iterations of the loop at depth ``d`` (``trip`` iterations) that all of ``pred``
+    allow."""
+    return [i for i in range(trip) if all(p.allows(d, i, trip) for p in pred)]
 
 
 def pred_holds(pred, idx, trips):
@@ -191,21 +197,20 @@ def span_of(pred, d, trip):
 def coexist(a, b, trips):
     """Whether statements with predicates ``a`` and ``b`` run on some common iteration."""
     both = a + b
-    for d, t in enumerate(trips):
-        lo, hi = span_of(both, d, t)
-        if not any(all(p.allows(d, i, t) for p in both) for i in range(lo, hi + 1)
-                   ) if any(p.kind == "mod" for p in both) else lo > hi:
-            return False
-    return True
+    if any(p.kind == "mod" for p in both):
+        return all(allowed(both, d, t) for d, t in enumerate(trips))
+    return all(lo <= hi for lo, hi in (span_of(both, d, t) for d, t in enumerate(trips)))
 
 
 def trips_under(pred, trips):
-    """``trips`` cut to the iterations that ``below`` predicates let run: the trips a
-    statement's loop indices range over."""
+    """``trips`` cut to the iterations that ``below`` (and ``mod``: up to its last)
+    predicates let run: the trips a statement's loop indices range over."""
     cut = list(trips)
     for p in pred:
         if p.kind == "below":
             cut[p.depth] = min(cut[p.depth], p.value)
+        elif p.kind == "mod":
+            cut[p.depth] = min(cut[p.depth], max(1, p.span(p.depth, trips[p.depth])[1] + 1))
     return tuple(cut)
 
 

@@ -9,7 +9,7 @@ between two restarts; for hardware, where a wrong bound would be a wrong result,
 a problem counts.
 """
 from .graph import (ArrayRead, Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Select,
-                    Slice, VarRef, Write, span_of, subexprs, trips_under)
+                    Slice, VarRef, Write, allowed, span_of, subexprs, trips_under)
 from .interval import arith, negate, union
 
 
@@ -17,10 +17,10 @@ def executions(pred, trips):
     """How many iterations of a loop nest with ``trips`` satisfy the predicates ``pred``."""
     count = 1
     for d, trip in enumerate(trips):
-        lo, hi = span_of(pred, d, trip)
         if any(p.kind == "mod" and p.depth == d for p in pred):
-            count *= sum(all(p.allows(d, i, trip) for p in pred) for i in range(lo, hi + 1))
+            count *= len(allowed(pred, d, trip))
         else:
+            lo, hi = span_of(pred, d, trip)
             count *= max(0, hi - lo + 1)
     return count
 

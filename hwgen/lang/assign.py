@@ -166,6 +166,9 @@ class AssignLowerer(ExprLowerer):
             return [ArrayWrite(base, index, rhs, loc=loc)]
         if base in self.vars:
             start, stop, offset = self.slice_bounds(base, target)
+            if isinstance(s, ast.AugAssign) and base not in self.assigned:
+                self.error(f"'{base}' is updated before it is assigned; assign it first, e.g. "
+                           f"`{base} = 0`", s)
             old = VarRef(base) if base in self.assigned else Const(0)
             rhs = self.expr(value)
             if isinstance(s, ast.AugAssign):

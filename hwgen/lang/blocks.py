@@ -114,6 +114,11 @@ class BlockLowerer:
             return self.unpacked(s, name, ttype, loc)
         values = [self.to_type(v, ttype.dtype, s) for v in self.initial_values(s, name, ttype)]
         if many:
+            dtype = ttype.dtype
+            bad = next((v.value for v in values if not dtype.min <= v.value <= dtype.max), None)
+            if bad is not None:
+                self.error(f"the constant {bad} does not fit '{name}' of type {dtype.name} "
+                           f"[{dtype.min}, {dtype.max}]; use a wider type", s)
             self.contents[name] = tuple(v.value for v in values)
             return []
         return [ArrayWrite(name, tuple(Const(i) for i in idx), v, loc=loc)

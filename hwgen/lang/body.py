@@ -284,10 +284,14 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer):
         if isinstance(func, ast.Subscript):
             elts = func.slice.elts if isinstance(func.slice, ast.Tuple) else [func.slice]
             func, params = func.value, tuple(self.const_value(e) for e in elts)
+        from .frontend import Region         # the module that imports this one
         region = self.p.ns.get(func.id) if isinstance(func, ast.Name) else None
-        if not hasattr(region, "bind"):
+        if not isinstance(region, Region):
             return False
-        if self.loops or self.conditional or call.keywords or None in params:
+        if call.keywords:
+            self.error(f"region '{func.id}' takes its tensors by position: "
+                       f"`{func.id}(A, B)`", s)
+        if self.loops or self.conditional or None in params:
             self.error(f"a region is called with compile-time parameters, outside loops and "
                        f"run-time conditions: `{func.id}[P0, P1](A, B)`", s)
         if not all(isinstance(a, ast.Name) and a.id in self.tensors for a in call.args):

@@ -53,13 +53,21 @@ class BranchLowerer:
         """Both branches, each on its own iterations (``periodic``)."""
         depth, m, residues = every
         rest = tuple(k for k in range(m) if k not in residues)
+        then, other, _, _ = self.branches(
+            lambda: self.under(Pred("mod", depth, (m, residues)), s.body),
+            lambda: self.under(Pred("mod", depth, (m, rest)), s.orelse))
+        return then + other
+
+    def branches(self, lower_then, lower_else):
+        """``(then, else, assigned before, assigned in then)`` of lowering both branches; a
+        name assigned in only one branch may be unassigned afterwards."""
         before = set(self.assigned)
-        then = self.under(Pred("mod", depth, (m, residues)), s.body)
+        then = lower_then()
         then_set = self.assigned - before
         self.assigned = set(before)
-        other = self.under(Pred("mod", depth, (m, rest)), s.orelse)
+        other = lower_else()
         self.assigned = before | (then_set & (self.assigned - before))
-        return then + other
+        return then, other, before, then_set
 
     def under(self, pred, stmts):
         """``stmts`` lowered with predicate ``pred``: indices are checked against the loop's
@@ -78,16 +86,10 @@ class BranchLowerer:
         self.n_conds += 1
         self.vars[cvar] = uint1
         self.assigned.add(cvar)
-        before = set(self.assigned)
         self.conditional += 1
-        then = self.block(s.body)
-        then_set = self.assigned - before
-        self.assigned = set(before)
-        other = self.block(s.orelse)
-        else_set = self.assigned - before
+        then, other, before, then_set = self.branches(lambda: self.block(s.body),
+                                                      lambda: self.block(s.orelse))
         self.conditional -= 1
-        # A name assigned in only one branch may be unassigned afterwards.
-        self.assigned = before | (then_set & else_set)
         c = VarRef(cvar)
         return [Assign(cvar, BinOp("!=", cond, Const(0)), loc=loc)] + \
             [self.guarded(item, c, True, before) for item in then] + \

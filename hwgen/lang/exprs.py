@@ -315,6 +315,9 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         if a is None or b is None or a[0] != b[0]:
             self.error("bit slice bounds must be compile-time constants, or affine in the loop "
                        "variables with a constant width (`x[8 * i:8 * i + 8]`)", node)
+        if b[1] <= a[1]:
+            self.error(f"bit slice [{ast.unparse(sl)}] is empty: its end must be above its "
+                       "start", node)
         span = index_bounds(lo, tuple(self.trips))
         start, stop = span[0], span[1] + b[1] - a[1]
         if not 0 <= start <= span[1] < stop <= width:

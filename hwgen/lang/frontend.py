@@ -90,6 +90,17 @@ class Region:
         ``inner[2, 2]`` where the region is called or built."""
         return tuple(t.__name__ for t in getattr(self.fn, "__type_params__", ()))
 
+    def source_node(self):
+        """The region's ``ast.FunctionDef``: ``node``, or parsed from ``fn``'s source."""
+        if self.node is not None:
+            return self.node
+        try:
+            return ast.parse(textwrap.dedent(inspect.getsource(self.fn))).body[0]
+        except (OSError, TypeError):
+            raise HwgenError(f"region '{self.name}' has no source file to read (defined with "
+                             "exec or at an interactive prompt); define it in a .py file") \
+                from None
+
     def bind(self, params, loc=None):
         """This region with its type parameters bound to the values ``params``."""
         if len(params) != len(self.type_params):
@@ -115,8 +126,7 @@ class _RegionParser:
         self.region = region
         self.prefix = prefix        # of instance and stream names, in a called region
         self.offset = region.fn.__code__.co_firstlineno - 1
-        self.node = region.node or \
-            ast.parse(textwrap.dedent(inspect.getsource(region.fn))).body[0]
+        self.node = region.source_node()
         self.ns = dict(region.namespace)
         self.ns.update(region.bindings)
 

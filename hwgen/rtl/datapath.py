@@ -10,7 +10,7 @@ the register, not a multiplexer in front of its adder.
 """
 import operator
 
-from amaranth.hdl import Cat, Const, Mux, Signal, Value
+from amaranth.hdl import Cat, Const, Mux, Shape, Signal, Value
 
 from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Convert, FloatOp, Get,
                         LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef,
@@ -195,6 +195,11 @@ class Member(FloatLowering):
             return (a >> (e.start + off)) & ((1 << w) - 1)
         lvl = max(level_of(a), level_of(off))
         a = Value.cast(self.at(a, lvl))
+        if isinstance(e.operand, VarRef):       # a register narrowed to its values' range
+            whole = Signal(Shape(self.levels.inst.vars[e.operand.name].bits, a.shape().signed),
+                           name=f"{self.prefix}__whole")
+            self.m.d.comb += whole.eq(a)
+            a = whole
         if isinstance(off, int):
             return Staged(a[e.start + off:e.start + off + w], lvl)
         return Staged(a[e.start:].bit_select(self.at(off, lvl).as_unsigned(), w), lvl)
@@ -279,7 +284,7 @@ class Member(FloatLowering):
         build = self.build
         parts = [self.emit(i, env) for i in s.index]
         v = self.emit(s.value, env)
-        lvl = max([level_of(p) for p in parts] + [level_of(v)])
+        lvl = self.levels.writes[id(s)]     # every write of the tensor at one level
         port = getattr(self.group, self.ports.port_of[id(s)].name)
         c = self.cond(s.pred, lvl)
         self.m.d.comb += [port.addr.eq(self._address(s, parts, lvl)),

@@ -113,7 +113,8 @@ class Levels:
     puts, gets : dict
         Channel -> the level of the put (get) on it.
     writes : dict
-        ``id`` of a tensor ``Write`` statement -> its level.
+        ``id`` of a tensor ``Write`` statement -> its level: one per tensor, the latest of its
+        writes, so that they reach its output buffer in iteration order.
     depth : int
         Pipeline stages of the instance (its deepest level plus one).
     """
@@ -241,12 +242,14 @@ class Levels:
 
     def _record(self):
         """Stream-op and write levels and the pipeline depth, at the settled levels."""
+        tensor_writes, latest = [], {}
         for seg in self.inst.segments:
             levels, assigned = self._segment(seg, dict(self.arr))
             for s, lv, env in levels:
                 self.depth = max(self.depth, lv + 1)
                 if isinstance(s, Write):
-                    self.writes[id(s)] = lv
+                    tensor_writes.append(s)
+                    latest[s.tensor] = max(lv, latest.get(s.tensor, 0))
                 if isinstance(s, Put):      # several puts on a stream share one level
                     self.puts[s.channel] = max(lv, self.puts.get(s.channel, 0))
                 for e in stmt_exprs(s):
@@ -258,3 +261,6 @@ class Levels:
                                              if v in self.var] +
                              [self.arr[a] + 1 for a in self.arr] +
                              [lv + 1 for lv in self.puts.values()])
+        for w in tensor_writes:
+            self.writes[id(w)] = latest[w.tensor]
+        self.depth = max([self.depth] + [lv + 1 for lv in latest.values()])

@@ -70,28 +70,24 @@ def _static_indices(inst):
 
 
 def _tensor_writes(inst):
-    """Statements that write one tensor reach its output buffer at their own pipeline levels,
-    so hardware keeps their program order only where they never write the same element: with
-    the same index, they never run on one iteration; with different ones, their indices never
-    meet."""
+    """A tensor's writes reach its output buffer at one pipeline level, in iteration order
+    (``schedule.levels``); within one iteration two statements never write the same element:
+    hardware does not order them."""
     for seg in inst.segments:
         writes = [s for s in seg.body if isinstance(s, Write)]
         for k, later in enumerate(writes):
             for earlier in writes[:k]:
-                if earlier.tensor != later.tensor:
-                    continue
-                if earlier.index == later.index:
-                    clash = coexist(earlier.pred, later.pred, seg.trips)
-                else:
-                    clash = all(_overlap(index_bounds(a, trips_under(earlier.pred, seg.trips)),
-                                         index_bounds(b, trips_under(later.pred, seg.trips)))
-                                for a, b in zip(earlier.index, later.index))
-                if clash:
+                if earlier.tensor == later.tensor and \
+                        coexist(earlier.pred, later.pred, seg.trips) and all(
+                            a == b or _overlap(
+                                index_bounds(a, trips_under(earlier.pred, seg.trips)),
+                                index_bounds(b, trips_under(later.pred, seg.trips)))
+                            for a, b in zip(earlier.index, later.index)):
                     raise HwgenError(
                         f"in task {inst.name}: tensor '{later.tensor}' may be written at one "
-                        f"element by two statements (also at line {earlier.loc[1]}); hardware "
-                        "writes each statement at its own pipeline stage: write every element "
-                        "from one statement (keep the value in a local)", later.loc)
+                        f"element by two statements on one iteration (also at line "
+                        f"{earlier.loc[1]}); hardware does not order them: write each element "
+                        "once per iteration (keep the value in a local)", later.loc)
 
 
 def _overlap(a, b):

@@ -8,7 +8,7 @@ import pytest
 import hwgen.allo as allo
 import hwgen.allo.dataflow as df
 from hwgen import HwgenError, HwgenWarning
-from hwgen.allo.ir.types import Stream, float32, int32
+from hwgen.allo.ir.types import Stream, float32, int8, int32
 from hwgen.allo.ir.utils import MockBuffer
 from hwgen.schedule import plan
 
@@ -104,3 +104,35 @@ def two_returns(A: int32[4]) -> int32[4]:
 def test_functions_that_cannot_run_are_clear_errors(fn, words):
     with pytest.raises(HwgenError, match=re.escape(words)):
         allo.customize(fn)
+
+
+def named_result(A: int32[4]) -> int32[4]:
+    result: int32[4] = 0
+    for i in range(4):
+        result[i] = A[i] * 2
+    return result
+
+
+def test_a_local_named_like_the_result_tensor_is_fine():
+    A = np.arange(4, dtype=np.int32)
+    assert np.array_equal(allo.customize(named_result).build()(A), A * 2)
+
+
+def test_a_partition_names_its_array_with_a_mock_buffer():
+    with pytest.raises(HwgenError, match=re.escape("name the array with MockBuffer(")):
+        df.customize(scaled).partition("load_0:buf")
+    with pytest.warns(HwgenWarning, match="starts an iteration every clock"):
+        df.customize(scaled).pipeline("load_0:j", ii=2)
+
+
+def test_a_table_holds_values_of_its_type():
+    @df.region()
+    def wide(A: int32[N], B: int32[N]):
+        @df.kernel(mapping=[1], args=[A, B])
+        def k(a: int32[N], b: int32[N]):
+            table: int8[T] = TABLE * 2       # up to 192: not an int8
+            for i in range(N):
+                b[i] = a[i] + table[i]
+
+    with pytest.raises(HwgenError, match="the constant 128 does not fit 'table' of type int8"):
+        df.build(wide, target="simulator")

@@ -42,7 +42,9 @@ CASES = [
     ("slice_range", "reaches bits 0..31, outside 'w' (16 bits)"),
     ("runtime_index", "is indexed by a value computed at run time"),
     ("double_put", "is put twice on one iteration"),
-    ("write_twice", "may be written at one element by two statements (also at line 14)"),
+    ("write_twice", "may be written at one element by two statements on one iteration"),
+    ("slice_update_unassigned", "'w' is updated before it is assigned"),
+    ("slice_empty", "is empty: its end must be above its start"),
     ("no_default", "have no default: give them one (`def build(N: int = 8):`)"),
 ]
 

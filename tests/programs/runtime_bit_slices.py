@@ -1,9 +1,10 @@
 """Bit slices at run-time offsets (``w[8 * m:8 * m + 8]``, the width constant): a word packed
-from four int8 in a loop, put, then unpacked, updated in place (``+=`` on a slice) and read."""
+from four int8 in a loop, put, then unpacked, updated in place (``+=`` on a slice) and read;
+slices of a signed local held in a narrower register see its sign bits."""
 import numpy as np
 
 import hwgen
-from hwgen import Stream, UInt, int8, int16
+from hwgen import Stream, UInt, int8, int16, int32
 
 
 def build(K: int = 6, LANES: int = 4):
@@ -25,8 +26,10 @@ def build(K: int = 6, LANES: int = 4):
                 w = s.get()
                 for m in range(LANES):
                     x: int8 = w[8 * m:8 * m + 8]
+                    y: int32 = x        # a register as narrow as its values: bits of an int32
                     w[m * 8:m * 8 + 8] += 1
-                    B[k, m] = x + w[8 * m:8 * m + 8] + w[LANES * 8 - 1 - m]
+                    B[k, m] = x + w[8 * m:8 * m + 8] + w[LANES * 8 - 1 - m] + y[24:32] + \
+                        y[m:m + 8]
 
     return runtime_bit_slices
 
@@ -44,4 +47,6 @@ def reference(A):
         lane, pos = divmod(bit, 8)
         word = np.where(lane <= m, bumped[:, lane], u[:, lane])
         top[:, m] = (word >> pos) & 1
-    return {"B": a + bumped + top}
+    sign = np.where(a < 0, 255, 0)
+    own = (a >> np.arange(lanes)) & 255                 # y[m:m + 8] of y = x
+    return {"B": a + bumped + top + sign + own}
