@@ -148,7 +148,7 @@ class AssignLowerer(ExprLowerer):
             tensor = self.tensors[base]
             if self.has_slice(target):
                 return self.sliced_writes(s, base, tensor.type, target, value, loc)
-            index = self.tensor_index(tensor, target.slice, s)
+            index = self.tensor_index(base, tensor, target.slice, s)
             rhs = self.expr(value)
             if isinstance(s, ast.AugAssign):
                 tensor.use("read")

@@ -217,7 +217,7 @@ class ExprLowerer(NumericLowerer, HelperInliner):
                 raise NotConst()
             tensor = self.tensors[base]
             tensor.use("read")
-            return Read(tensor.name, self.tensor_index(tensor, node.slice, node),
+            return Read(tensor.name, self.tensor_index(base, tensor, node.slice, node),
                         loc=self.p.loc(node))
         if base in self.arrays:
             if const_only:
@@ -325,14 +325,14 @@ class ExprLowerer(NumericLowerer, HelperInliner):
                        f"outside '{base}' ({width} bits)", node)
         return (start, stop, None) if not a[0] else (0, b[1] - a[1], lo)
 
-    def tensor_index(self, tensor, sl, node):
-        """The index into ``tensor`` (or a shard view of it) of ``tensor[sl]``; an Allo
-        kernel's whole tensor is addressed row-major (``lang.row_major``)."""
+    def tensor_index(self, name, tensor, sl, node):
+        """The index into ``tensor`` (or a shard view of it) of ``name[sl]``, ``name`` the
+        tensor's name in the task (an Allo kernel's parameter); an Allo kernel's whole tensor
+        is addressed row-major (``lang.row_major``)."""
         linear = any(k.arg == "args" for d in self.fn.decorator_list
                      if isinstance(d, ast.Call) for k in d.keywords) and \
             not isinstance(tensor, TensorView)
-        return self.global_index(tensor, self.index(tensor.name, tensor.shape, sl, node,
-                                                    linear))
+        return self.global_index(tensor, self.index(name, tensor.shape, sl, node, linear))
 
     def global_index(self, tensor, index):
         """``index`` into a shard view as an index into its whole tensor."""

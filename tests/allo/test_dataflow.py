@@ -300,7 +300,7 @@ def test_a_parameter_with_a_layout_is_the_instances_shard():
             for i, j in allo.grid(M // P0, N // P1):
                 c[i, j] = a[i + 1, 0]                     # row M // P0 is not in the shard
 
-    with pytest.raises(HwgenError, match=r"index i \+ 1 of 'A' takes values 1..2, outside 0..1"):
+    with pytest.raises(HwgenError, match=r"index i \+ 1 of 'a' takes values 1..2, outside 0..1"):
         df.build(outside, target="simulator")
 
 
@@ -322,5 +322,5 @@ def test_allo_kernels_address_whole_tensors_row_major():
     with pytest.warns(HwgenWarning, match="read row-major, as Allo does"):
         df.build(region(R), target="simulator")(X, Y)
     assert np.array_equal(Y[:R], X.ravel())
-    with pytest.raises(HwgenError, match=r"index i of 'X' takes values 0..4, outside 0..0"):
+    with pytest.raises(HwgenError, match=r"index i of 'x' takes values 0..4, outside 0..0"):
         df.build(region(R + 1), target="simulator")
