@@ -97,12 +97,16 @@ async def _sink(clk, port, stamps):
 
 
 async def _reset(dut):
+    """Reset for three cycles; the cycle whose edge first sees reset low (a design without
+    inputs starts its first problem on it)."""
     cocotb.start_soon(Clock(dut.clk, PERIOD_NS, unit="ns").start())
     dut.rst.value = 1
     for _ in range(3):
         await RisingEdge(dut.clk)
     dut.rst.value = 0
+    released = _cycle()
     await RisingEdge(dut.clk)
+    return released
 
 
 async def _run(dut, in_gap, out_gap, seed, name):
@@ -112,7 +116,7 @@ async def _run(dut, in_gap, out_gap, seed, name):
                    rng.random()) for s in design["ports"]]
     for port in ports:
         (port.valid if port.spec["dir"] == "in" else port.ready).value = 0
-    await _reset(dut)
+    released = await _reset(dut)
     stamps = {}
     tasks = [cocotb.start_soon(_drive(dut.clk, port, stamps) if port.spec["dir"] == "in" else
                                _sink(dut.clk, port, stamps)) for port in ports]
@@ -137,6 +141,8 @@ async def _run(dut, in_gap, out_gap, seed, name):
     cycles, lasts = [], []
     for p in range(problems):
         last = max(v for k, v in stamps.items() if k[0] == "out" and k[1] == p)
+        # without inputs, a problem starts on its own: out of reset, or after the one before
+        stamps.setdefault(("in", p), lasts[-1] + 1 if lasts else released)
         lasts.append(last)
         cycles.append(last - stamps[("in", p)] + 1)
     intervals = [b - a for a, b in zip(lasts, lasts[1:])]

@@ -132,5 +132,7 @@ def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
         sim.advance()
     if not all(s.done for s in sinks):
         raise _stuck(top, hosts, budget, levels)
+    if not graph.inputs:        # problems start on their own: the first on the first edge
+        first = {p: 1 if p == 0 else last[p - 1] + 1 for p in range(n)}
     cycles = [last[p] - first[p] + 1 for p in range(n)]
     return _outputs(top, hosts, n), cycles, [last[p] for p in range(n)]

@@ -155,7 +155,7 @@ def host_timing(tensors, bankings, lanes, compute, starts):
     """``(interval, slots)``: steady-state cycles per problem back to back, and how many
     problems each buffer holds so that loading and draining never hold that up. ``starts`` is
     the fewest cycles between two problem starts in the array."""
-    n_in = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "in")
+    n_in = max((beats(t, lanes[t.name]) for t in tensors if t.direction == "in"), default=0)
     n_out = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "out")
     outputs = [t for t in tensors if t.direction == "out"]
     interval = max(starts, n_in, n_out + 1)
@@ -175,7 +175,9 @@ def host_timing(tensors, bankings, lanes, compute, starts):
 
 def latency(tensors, lanes, compute):
     """Cycles of one problem that finds the accelerator idle, first input beat to last output
-    beat, when the host never stalls: load, compute, commit, drain."""
-    n_in = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "in")
+    beat, when the host never stalls: load, compute, commit, drain. A design without inputs
+    starts its first problem on its own, on the first clock edge out of reset: its cycles
+    count from there."""
+    n_in = max((beats(t, lanes[t.name]) for t in tensors if t.direction == "in"), default=0)
     n_out = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "out")
-    return n_in + LOAD_LATENCY + compute + DRAIN_LATENCY + n_out
+    return (n_in + LOAD_LATENCY if n_in else 0) + compute + DRAIN_LATENCY + n_out

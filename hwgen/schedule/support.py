@@ -14,12 +14,6 @@ from .levels import FLOAT_STAGES
 
 def check_support(graph):
     """Raise ``HwgenError`` for the first construct of ``graph`` hardware cannot build yet."""
-    if not graph.inputs:
-        raise HwgenError(
-            f"{graph.name} has no input tensor: in hardware the host starts each problem by "
-            "sending its inputs, so a design needs at least one (give the region a tensor it "
-            "reads, e.g. a size or a seed: `n: int32[1]`); the interpreter (`hwgen check`) runs "
-            "it as it is", graph.loc)
     _inputs_or_outputs(graph)
     for inst in graph.instances.values():
         _read_only_tables(inst)

@@ -21,6 +21,7 @@ CASES = [
     ("icarus", example("gemm_os"), {"M": 3, "N": 2, "K": 1}, None),
     ("icarus", example("producer_consumer"), {"N": 13}, None),
     ("icarus", program("fifo_skew"), {"N": 5, "D": 1}, None),
+    ("icarus", program("no_inputs"), {"N": 7}, None),
 ]
 
 

@@ -110,3 +110,13 @@ def test_branches_on_a_loop_variable_period(params):
     path = program("periodic_branches")
     _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 7,
                         extreme=True)
+
+
+@pytest.mark.parametrize("params", [{"N": 4}, {"N": 1}, {"N": 7}])
+def test_a_design_without_inputs_starts_on_its_own(params):
+    """No input tensor: the first problem starts on the first clock edge, in exactly
+    ``expected_cycles`` to its last output beat; the next ones as output slots free up."""
+    path = program("no_inputs")
+    table = load_module(path).TABLE
+    _equals_in_hardware(path, params, lambda inputs: {
+        "A": table[:, :params["N"]] * 3 + np.arange(2)[:, None]}, 8)
