@@ -127,6 +127,8 @@ def main(argv=None):
     rtl_log = OUT / "rtl.jsonl" if args.rtl else None
     if rtl_log and rtl_log.exists():
         rtl_log.unlink()
+    if os.sep in args.python:       # a path: the tests run in another directory
+        args.python = os.path.abspath(args.python)
     try:
         version = subprocess.run([args.python, "-c", "import platform; "
                                   "print(platform.python_version())"], capture_output=True,
