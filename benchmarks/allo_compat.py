@@ -44,7 +44,9 @@ def run_pytest(test_dir, rtl_log, timeout, python=sys.executable):
     """Run pytest (under ``python``) on the ported files; ``[(test, outcome, message)]`` from
     its JUnit XML."""
     xml = test_dir / "junit.xml"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # Verilator's build calls `python`: the same one as the tests (another's stdlib breaks it)
+    env = dict(os.environ, PYTHONPATH=str(ROOT),
+               PATH=os.path.dirname(python) + os.pathsep + os.environ.get("PATH", ""))
     if rtl_log:
         env["HWGEN_ALLO_RTL"] = str(rtl_log)
     subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
