@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -129,8 +130,10 @@ def main(argv=None):
     rtl_log = OUT / "rtl.jsonl" if args.rtl else None
     if rtl_log and rtl_log.exists():
         rtl_log.unlink()
-    if os.sep in args.python:       # a path: the tests run in another directory
-        args.python = os.path.abspath(args.python)
+    found = shutil.which(args.python)   # a name on PATH, or a path: the tests run elsewhere
+    if found is None:
+        parser.error(f"--python {args.python} is not a Python this machine can run")
+    args.python = os.path.abspath(found)
     try:
         version = subprocess.run([args.python, "-c", "import platform; "
                                   "print(platform.python_version())"], capture_output=True,

@@ -6,7 +6,8 @@ Every input port is driven concurrently and every output port drained concurrent
 back to back without reset. Two tests:
 
 * ``no_stall``: the host never stalls; the first problem's cycles (first input beat to last
-  output beat, the accelerator idle before it) must equal ``expected_cycles`` and, when the
+  output beat, the accelerator idle before it; without inputs, from the first clock edge out
+  of reset) must equal ``expected_cycles`` and, when the
   manifest gives ``interval_cycles``, the cycles between the last output beats of consecutive
   problems (the steady-state cost of a problem sent back to back) must equal it.
 * ``random_backpressure``: random valid gaps on every input, random ready on every output.

@@ -60,6 +60,12 @@ class Bridged(wiring.Component):
     def __init__(self, plan, divisor, chunk=256, timeout=None, target="generic"):
         if not isinstance(plan, Plan):
             raise TypeError(f"Bridged takes a hwgen.schedule.plan(graph, lanes=1), not {plan!r}")
+        if not plan.graph.inputs:
+            raise HwgenError(
+                f"{plan.graph.name} has no input tensor: it starts problems on its own out of "
+                "reset, but the serial bridge paces problems by the inputs the host sends (a "
+                "board would stream results before the host listens); give the region an input, "
+                "e.g. a seed `n: int32[1]`, or run it with `make sim`")
         if any(n != 1 for n in plan.lanes.values()):
             raise HwgenError("the bridge carries one element per beat: plan(graph, lanes=1)")
         if isinstance(divisor, bool) or not isinstance(divisor, int) or divisor < 4:

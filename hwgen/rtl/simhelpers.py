@@ -99,7 +99,8 @@ def run_top(top, problems, in_gap=0.0, out_gap=0.0, seed=0, budget=None):
     """Run ``problems`` (a list of input dicts) through ``top``.
 
     Returns ``(outputs, cycles, done)``: per problem the output arrays, the cycles from its
-    first input beat to its last output beat, and the cycle of its last output beat. Stops
+    first input beat (without inputs: the first edge, then the previous problem's last beat)
+    to its last output beat, and the cycle of its last output beat. Stops
     with ``HwgenError`` naming the stuck ports when the cycle ``budget`` runs out.
     """
     graph, n = top.graph, len(problems)

@@ -164,7 +164,7 @@ def host_timing(tensors, bankings, lanes, compute, starts):
         interval = max(interval, -(-(compute + n_out + 2) // 2))
     # A slot is busy from the start of its load until its problem finishes (inputs) or has
     # drained (memory outputs); enough slots hide that behind `interval` per problem.
-    hold = compute + 1 + LOAD_LATENCY + n_in
+    hold = compute + 1 + (LOAD_LATENCY + n_in if n_in else 0)
     if any(not chained(bankings[t.name]) for t in outputs):
         hold = max(hold, compute + n_out + 3)
     for slots in (2, 3, 4):

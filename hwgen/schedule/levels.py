@@ -263,4 +263,3 @@ class Levels:
                              [lv + 1 for lv in self.puts.values()])
         for w in tensor_writes:
             self.writes[id(w)] = latest[w.tensor]
-        self.depth = max([self.depth] + [lv + 1 for lv in latest.values()])

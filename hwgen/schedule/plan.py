@@ -31,8 +31,9 @@ class Plan:
     interval_cycles : int
         Steady-state cycles per problem when the host sends problems back to back.
     expected_cycles : int
-        Cycles of one problem that finds the accelerator idle, first input beat to last output
-        beat, when the host never stalls: load, compute, commit, drain.
+        Cycles of one problem that finds the accelerator idle, first input beat (without
+        inputs: the first clock edge out of reset) to last output beat, when the host never
+        stalls: load, compute, commit, drain.
     """
     graph: object
     schedule: object

@@ -12,7 +12,7 @@ from hwgen.pipeline import load_design
 from hwgen.protocol import ACK, ERROR, Decoder, frame
 from hwgen.rtl.bridge import Bridged
 from hwgen.schedule import plan
-from tests.conftest import example
+from tests.conftest import example, program
 
 
 def _replies(line, seconds=0.0004):
@@ -118,3 +118,5 @@ def test_bad_construction_is_a_clear_error():
         Bridged(plan(graph, lanes=1), 4, chunk=100)
     with pytest.raises(TypeError, match="plan"):
         Bridged(graph, 4)
+    with pytest.raises(HwgenError, match="no input tensor: it starts problems on its own"):
+        Bridged(plan(load_design(program("no_inputs")), lanes=1), 4)
