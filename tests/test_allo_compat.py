@@ -40,3 +40,11 @@ def test_bad_arguments_are_clear_errors(argv, words, capsys, monkeypatch):
     with pytest.raises(SystemExit) as e:
         allo_compat.main(argv)
     assert e.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_a_python_that_does_not_run_is_a_clear_error(tmp_path, capsys):
+    (tmp_path / "tests" / "dataflow").mkdir(parents=True)
+    with pytest.raises(SystemExit) as e:
+        allo_compat.main(["--allo", str(tmp_path), "--python", "no-such-python3.12"])
+    assert e.value.code == 2 and "is not a Python this machine can run" in \
+        capsys.readouterr().err

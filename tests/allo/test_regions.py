@@ -75,6 +75,13 @@ def wrong_call(A: int8[N], B: int32[N + 1]):
 
 
 @df.region()
+def keyword_call(A: int8[N], B: int32[N]):
+    @df.kernel(mapping=[1], args=[A, B])
+    def k(a: int8[N], b: int32[N]):
+        inner[1](X=a, Y=b)
+
+
+@df.region()
 def scalar_param(n: int32, out: int32[1]):
     @df.kernel(mapping=[1], args=[n, out])
     def k(s: int32, o: int32[1]):
@@ -85,6 +92,8 @@ def test_wrong_calls_and_types_are_errors_at_the_line():
     with pytest.raises(HwgenError, match=r"declares 'Y' as int32\[6\], given tensor 'B'") as e:
         df.build(wrong_call, target="simulator")
     assert e.value.loc[1] == wrong_call.fn.__code__.co_firstlineno + 4   # the call
+    with pytest.raises(HwgenError, match=r"takes its tensors by position: `inner\(A, B\)`"):
+        df.build(keyword_call, target="simulator")
     # Allo exits on a type error (sys.exit(1)); hwgen.allo too, with the error at the line
     with pytest.raises(SystemExit) as e:
         df.build(scalar_param, target="simulator")
