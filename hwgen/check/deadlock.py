@@ -30,8 +30,7 @@ def _runs(trips, stmts, depth=0, holds=None):
         cuts = list(range(trip + 1))        # a period: every iteration may differ
     else:
         cuts = sorted({0, trip} | {x for pred, _ in stmts for p in pred
-                                   for x in (p.span(depth, trip)[0],
-                                             p.span(depth, trip)[1] + 1)})
+                                   for lo, hi in p.runs(depth, trip) for x in (lo, hi + 1)})
     for lo, hi in zip(cuts, cuts[1:]):
         count = hi - lo
         inner = [[h and p.allows(depth, lo, trip) for h, p in zip(hs, pred)]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from .floats import operate
 from .graph import Assign, FloatOp, VarRef, subexprs, trips_under
+from .preds import SETS
 from .types import FloatType
 
 # One partial sum per stage of the float adder (``schedule.levels.FLOAT_STAGES``): each sum
@@ -33,7 +34,7 @@ class Update:
 
 def update_of(stmt, types):
     """The ``Update`` that ``stmt`` is, or None. ``types``: the instance's local types."""
-    if not isinstance(stmt, Assign) or any(p.kind in ("first", "last", "mod") for p in stmt.pred) or \
+    if not isinstance(stmt, Assign) or any(p.kind in ("first", "last") + SETS for p in stmt.pred) or \
             not isinstance(types.get(stmt.var), FloatType):
         return None
     e, own = stmt.value, VarRef(stmt.var)

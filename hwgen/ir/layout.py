@@ -65,11 +65,13 @@ def banking(tensor, grid):
 
 
 def index_bounds(expr, trips):
-    """Smallest and largest value of an affine index expression over a loop nest, or None."""
+    """Smallest and largest value of an affine index expression over a loop nest, or None.
+    ``trips[d]``: the iterations of the loop at depth ``d``, a count or a ``range``."""
     if isinstance(expr, Const):
         return expr.value, expr.value
     if isinstance(expr, LoopIndex):
-        return 0, trips[expr.depth] - 1
+        t = trips[expr.depth]
+        return (t.start, t.stop - 1) if isinstance(t, range) else (0, t - 1)
     if isinstance(expr, Neg):
         return negate(index_bounds(expr.operand, trips))
     if isinstance(expr, BinOp):

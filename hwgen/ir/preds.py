@@ -2,6 +2,8 @@
 what follows from them for a statement or a pair (counts, spans, overlap)."""
 from dataclasses import dataclass
 
+SETS = ("mod", "in")        # the kinds that allow a set of iterations, not one span
+
 
 @dataclass(frozen=True)
 class Pred:
@@ -24,15 +26,30 @@ class Pred:
             return i, i
         if d != self.depth or self.kind in ("first", "last"):
             return 0, trip - 1
-        if self.kind == "mod":
+        if self.kind in SETS:
             runs = allowed((self,), d, trip)
             return (runs[0], runs[-1]) if runs else (1, 0)
         return (self.value, self.value) if self.kind == "at" else (0, self.value - 1)
+
+    def runs(self, d, trip):
+        """The iterations of the loop at depth ``d`` that may run, as ``(first, last)`` runs
+        of consecutive ones."""
+        if self.kind not in SETS or d != self.depth:
+            return [self.span(d, trip)]
+        out = []
+        for i in allowed((self,), d, trip):
+            if out and i == out[-1][1] + 1:
+                out[-1] = (out[-1][0], i)
+            else:
+                out.append((i, i))
+        return out
 
     def allows(self, d, i, trip):
         """Whether iteration ``i`` of the loop at depth ``d`` (``trip`` iterations) may run."""
         if self.kind == "mod":
             return d != self.depth or i % self.value[0] in self.value[1]
+        if self.kind == "in":
+            return d != self.depth or i in self.value
         lo, hi = self.span(d, trip)
         return lo <= i <= hi
 
@@ -58,18 +75,18 @@ def span_of(pred, d, trip):
 def coexist(a, b, trips):
     """Whether statements with predicates ``a`` and ``b`` run on some common iteration."""
     both = a + b
-    if any(p.kind == "mod" for p in both):
+    if any(p.kind in SETS for p in both):
         return all(allowed(both, d, t) for d, t in enumerate(trips))
     return all(lo <= hi for lo, hi in (span_of(both, d, t) for d, t in enumerate(trips)))
 
 
 def trips_under(pred, trips):
-    """``trips`` cut to the iterations that ``below`` (and ``mod``: up to its last)
+    """``trips`` cut to the iterations that ``below`` (and ``mod``, ``in``: up to their last)
     predicates let run: the trips a statement's loop indices range over."""
     cut = list(trips)
     for p in pred:
         if p.kind == "below":
             cut[p.depth] = min(cut[p.depth], p.value)
-        elif p.kind == "mod":
+        elif p.kind in SETS:
             cut[p.depth] = min(cut[p.depth], max(1, p.span(p.depth, trips[p.depth])[1] + 1))
     return tuple(cut)

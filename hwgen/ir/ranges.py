@@ -10,6 +10,7 @@ a problem counts.
 """
 from .graph import (ArrayRead, Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Select,
                     Slice, VarRef, Write, allowed, span_of, subexprs, trips_under)
+from .preds import SETS
 from .interval import arith, negate, union
 
 
@@ -17,7 +18,7 @@ def executions(pred, trips):
     """How many iterations of a loop nest with ``trips`` satisfy the predicates ``pred``."""
     count = 1
     for d, trip in enumerate(trips):
-        if any(p.kind == "mod" and p.depth == d for p in pred):
+        if any(p.kind in SETS and p.depth == d for p in pred):
             count *= len(allowed(pred, d, trip))
         else:
             lo, hi = span_of(pred, d, trip)

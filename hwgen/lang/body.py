@@ -264,10 +264,13 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer):
             return [self.for_loop(s)]
         if isinstance(s, ast.If):
             cond = self.const_value(s.test)
-            if cond is None:
-                every = self.periodic(s)
-                return self.runtime_if(s, loc) if every is None else self.periodic_if(s, every)
-            return self.block(s.body if cond else s.orelse)
+            if cond is not None:
+                return self.block(s.body if cond else s.orelse)
+            every = self.periodic(s)
+            if every is not None:
+                return self.periodic_if(s, every)
+            sets = self.iteration_sets(s)
+            return self.runtime_if(s, loc) if sets is None else self.iteration_if(s, *sets)
         if _meta_kind(s) == "meta_for":
             return self.meta_for(s)
         name = CONSTRUCT_NAMES.get(type(s), type(s).__name__)

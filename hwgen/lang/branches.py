@@ -9,7 +9,8 @@ it, their count known at compile time.
 """
 import ast
 
-from ..ir.graph import ArrayRead, ArrayWrite, Assign, BinOp, Const, Pred, Select, VarRef
+from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Const, LoopIndex, Neg, Pred,
+                        Select, VarRef, subexprs)
 from ..ir.types import uint1
 from .exprs import is_call_to
 
@@ -40,14 +41,62 @@ class BranchLowerer:
         m, r = self.const_value(mod.right), self.const_value(other)
         if m is None or r is None or m < 1 or any(isinstance(n, ast.For) for n in ast.walk(s)):
             return None
-        if not any(is_call_to(n, "put") or is_call_to(n, "get") or
-                   isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and
-                   getattr(n.value, "id", None) in self.tensors for n in ast.walk(s)):
+        if not self.effects(s):
             return None
         depth = self.loops.index(mod.left.id)
         start, step = self.loop_values[depth]
         keep = isinstance(test.ops[0], ast.Eq)
         return depth, m, tuple(k for k in range(m) if ((start + step * k) % m == r) == keep)
+
+    def effects(self, s):
+        """Whether ``if`` statement ``s`` holds stream operations or tensor writes (and no
+        loop): it can only run on iterations known at compile time."""
+        return not any(isinstance(n, ast.For) for n in ast.walk(s)) and any(
+            is_call_to(n, "put") or is_call_to(n, "get") or
+            isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and
+            getattr(n.value, "id", None) in self.tensors for n in ast.walk(s))
+
+    def iteration_sets(self, s):
+        """``(then, else)`` predicates for ``if`` statement ``s`` whose condition depends on
+        loop variables only, one per ``and``-ed part, each part on one loop (``if j == 0``,
+        ``if k < K - 1 and i > 0``; a folded grid index is a loop variable): each branch runs
+        on the iterations where its condition holds (``in`` predicates). None for a condition
+        on data, or on several loops in one part, or where if-conversion serves."""
+        if not self.effects(s) or any(
+                isinstance(n, (ast.Call, ast.Subscript, ast.Attribute)) or
+                isinstance(n, ast.Name) and n.id in self.vars for n in ast.walk(s.test)):
+            return None
+        test = s.test
+        parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) \
+            else [test]
+        sets = {}           # loop depth -> the iterations where every part on it holds
+        for part in parts:
+            e = self.expr(part)
+            depths = {x.depth for x in subexprs(e) if isinstance(x, LoopIndex)}
+            if len(depths) != 1 or not all(isinstance(x, (Const, LoopIndex, BinOp, Neg))
+                                           for x in subexprs(e)):
+                self.error(f"`if {ast.unparse(part)}` around stream operations or tensor "
+                           "writes must test one loop variable at a time; write one `and`-ed "
+                           "part per loop, or nested ifs", s)
+            d = depths.pop()
+            now = sets.get(d, _iterations(self.trips[d]))
+            sets[d] = tuple(i for i in now if _value(e, d, i))
+        then = [Pred("in", d, its) for d, its in sorted(sets.items())]
+        if len(then) > 1 and s.orelse:
+            self.error(f"the else of `if {ast.unparse(test)}` around stream operations or "
+                       "tensor writes would run where either part fails, on two loops; nest "
+                       "the ifs (`if i == 0:` then `if k > 0:`), each with its own else", s)
+        other = [Pred("in", p.depth, tuple(i for i in _iterations(self.trips[p.depth])
+                                           if i not in p.value)) for p in then[:1]]
+        return then, other
+
+    def iteration_if(self, s, then, other):
+        """Each branch on the iterations its predicates allow (``iteration_sets``); a branch
+        that never runs is dropped, a predicate that allows every iteration too."""
+        def lower(preds, body):
+            return [] if any(not p.value for p in preds) else self.block_under(preds, body)
+        a, b, _, _ = self.branches(lambda: lower(then, s.body), lambda: lower(other, s.orelse))
+        return a + b
 
     def periodic_if(self, s, every):
         """Both branches, each on its own iterations (``periodic``)."""
@@ -71,13 +120,29 @@ class BranchLowerer:
 
     def under(self, pred, stmts):
         """``stmts`` lowered with predicate ``pred``: indices are checked against the loop's
-        iterations the predicate allows (its last one bounds them)."""
-        trip = self.trips[pred.depth]
-        self.trips[pred.depth] = max(1, pred.span(pred.depth, trip)[1] + 1)
+        iterations the predicate allows (its first and last one bound them)."""
+        return self.block_under((pred,), stmts)
+
+    def block_under(self, preds, stmts):
+        """``stmts`` lowered with every predicate of ``preds`` (``under``); one that allows
+        every iteration of its loop is left out."""
+        saved = list(self.trips)
+        kept = []
+        for p in preds:
+            now = _iterations(self.trips[p.depth])
+            if p.kind == "in" and set(now) <= set(p.value):
+                continue
+            kept.append(p)
+            lo, hi = p.span(p.depth, now.stop)
+            lo, hi = max(lo, now.start), min(hi, now.stop - 1)
+            self.trips[p.depth] = max(1, hi + 1) if lo == 0 or lo > hi else range(lo, hi + 1)
         try:
-            return [self.predicated(x, pred) for x in self.block(stmts)]
+            items = self.block(stmts)
         finally:
-            self.trips[pred.depth] = trip
+            self.trips = saved
+        for p in reversed(kept):
+            items = [self.predicated(x, p) for x in items]
+        return items
 
     def runtime_if(self, s, loc):
         """If-conversion: both branches run; their assignments select on the condition."""
@@ -106,3 +171,19 @@ class BranchLowerer:
             return Assign(item.var, pick(item.value, VarRef(item.var)), item.pred, item.loc)
         keep = ArrayRead(item.array, item.index, loc=item.loc)
         return ArrayWrite(item.array, item.index, pick(item.value, keep), item.pred, item.loc)
+
+
+def _iterations(trip):
+    """The iterations of a loop: a count, or a ``range`` (cut by an enclosing predicate)."""
+    return trip if isinstance(trip, range) else range(trip)
+
+
+def _value(e, d, i):
+    """Integer expression ``e`` of constants and the loop index at depth ``d``, at ``i``."""
+    if isinstance(e, Const):
+        return e.value
+    if isinstance(e, LoopIndex):
+        return i
+    if isinstance(e, Neg):
+        return -_value(e.operand, d, i)
+    return BINARY[e.op](_value(e.lhs, d, i), _value(e.rhs, d, i))

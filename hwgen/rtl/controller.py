@@ -108,23 +108,42 @@ class Controller:
                     m, residues = p.value
                     v = v & Cat(*[self.idx[p.depth] % m == r for r in residues]).any()
                     continue
+                if p.kind == "in":
+                    v = v & Cat(*[_within(self.idx[p.depth], lo, hi, trips[p.depth])
+                                  for lo, hi in p.runs(p.depth, trips[p.depth])]).any()
+                    continue
                 for d, trip in enumerate(trips):
                     lo, hi = p.span(d, trip)
                     if lo == hi:
                         v = v & (self.idx[d] == lo)
                     elif hi < trip - 1:
                         v = v & (self.idx[d] <= hi)     # ``below``: lo is 0
-            sig = Signal(name=f"c{gi}_" + "_".join(
-                f"{p.kind}{p.depth}" + _label(p.value) for p in pred))
+            sig = Signal(name=f"c{gi}_" + "_".join(_label(p, trips) for p in pred))
             self.m.d.comb += sig.eq(v)
             self.lines.define(line, sig)
         return line
 
 
-def _label(value):
-    """A predicate's value in a signal name: ``_3``, ``_2_0`` for ``mod`` ``(2, (0,))``."""
+def _within(idx, lo, hi, trip):
+    """``lo <= idx <= hi`` for a counter below ``trip``, without a comparison that always
+    holds."""
+    if lo == hi:
+        return idx == lo
+    return (idx >= lo if lo else Const(1)) & (idx <= hi if hi < trip - 1 else Const(1))
+
+
+def _label(p, trips):
+    """A predicate in a signal name: ``first2``, ``at1_3``, ``mod2_2_0`` for ``mod`` ``(2,
+    (0,))``, ``in1_0t3_7`` for iterations 0 to 3 and 7 (cut short)."""
+    if p.kind == "in":
+        return f"in{p.depth}" + "".join(f"_{lo}" if lo == hi else f"_{lo}t{hi}"
+                                        for lo, hi in p.runs(p.depth, trips[p.depth]))[:20]
+    return f"{p.kind}{p.depth}" + _value(p.value)
+
+
+def _value(value):
     if value is None:
         return ""
     if isinstance(value, tuple):
-        return "".join(_label(v) for v in value)
+        return "".join(_value(v) for v in value)
     return f"_{value}"

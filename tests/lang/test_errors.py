@@ -47,6 +47,8 @@ CASES = [
     ("write_twice", "may be written at one element by two statements on one iteration"),
     ("slice_update_unassigned", "'w' is updated before it is assigned"),
     ("slice_empty", "is empty: its end must be above its start"),
+    ("condition_two_loops", "must test one loop variable at a time"),
+    ("else_of_two_loops", "nest the ifs (`if i == 0:` then `if k > 0:`)"),
     ("no_default", "have no default: give them one (`def build(N: int = 8):`)"),
 ]
 

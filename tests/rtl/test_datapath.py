@@ -112,6 +112,15 @@ def test_branches_on_a_loop_variable_period(params):
                         extreme=True)
 
 
+@pytest.mark.parametrize("params", [{"M": 2, "N": 6}, {"M": 1, "N": 1}, {"M": 3, "N": 2}])
+def test_branches_on_loop_iterations(params):
+    """Puts and tensor writes under ``if k > 0``, ``if k == 0`` and ``if k >= 2 and k < N -
+    1`` inside ``if i == 0``: each branch on the iterations where it holds, the cycles exact."""
+    path = program("iteration_branches")
+    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 9,
+                        extreme=True)
+
+
 @pytest.mark.parametrize("params", [{"N": 4}, {"N": 1}, {"N": 7}])
 def test_a_design_without_inputs_starts_on_its_own(params):
     """No input tensor: the first problem starts on the first clock edge, in exactly

@@ -16,7 +16,8 @@ def build(N: int = 4):
         def consumer():
             for i in range(N):
                 x: int32 = 0
-                if i > 1:
+                y: int32 = x + i        # data: its value is known only at run time
+                if y > 1:
                     x = s.get()  # LINE
                 B[i] = x
 
