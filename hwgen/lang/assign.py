@@ -80,16 +80,25 @@ class AssignLowerer(ExprLowerer):
                 if len(names) != len(self.grid):
                     self.error(f"get_pid() returns {len(self.grid)} indices for a grid of "
                                f"{list(self.grid)}, but {len(target.elts)} names receive them", s)
-                self.consts.update(zip(names, self.pid))
+                for d, name in enumerate(names):
+                    self.bind_axis(name, d)
                 return True
             self.error("tuple assignment is only supported for `i, j = hwgen.get_pid()`", s)
         if isinstance(s, ast.Assign) and isinstance(target, ast.Name) and \
                 is_call_to(value, "get_pid"):
             if len(self.grid) != 1:
                 self.error(f"get_pid() returns {len(self.grid)} indices; unpack them", s)
-            self.consts[target.id] = self.pid[0]
+            self.bind_axis(target.id, 0)
             return True
         return False
+
+    def bind_axis(self, name, d):
+        """``name`` is grid index ``d``: a constant, or in a folded task the variable of the
+        loop over the virtual indices this instance runs."""
+        if d in self.folded_axes():
+            self.pid_alias[name] = f"pid@{d}"
+        else:
+            self.consts[name] = self.pid[d]
 
     def declared_type(self, s, name):
         """The type annotated on ``name`` (an IntType, or a TensorType for a local array),

@@ -12,6 +12,7 @@ from .assign import AssignLowerer
 from .blocks import MAX_ELEMENTS, BlockLowerer
 from .branches import BranchLowerer
 from .exprs import CONSTRUCT_NAMES, is_call_to
+from .fold import FoldLowerer
 
 _CHAIN = ("meta_if", "meta_elif", "meta_else")
 
@@ -71,10 +72,12 @@ def _meta_kind(stmt):
     return None
 
 
-class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer):
-    """Lowers one task body at one grid position to an ``ir.Instance``."""
+class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, FoldLowerer):
+    """Lowers one task body at one grid position to an ``ir.Instance`` (with ``fold``, the
+    task's virtual grid, the instance at ``pid`` of the smaller ``grid`` runs the virtual
+    instances folded onto it: ``lang.fold``)."""
 
-    def __init__(self, parser, fn, pid, grid, tensors, streams, channels):
+    def __init__(self, parser, fn, pid, grid, tensors, streams, channels, fold=None):
         self.p = parser
         self.fn = fn
         self.pid = pid
@@ -94,14 +97,20 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer):
         self.trips = []             # trip count per loop
         self.conditional = 0        # depth of enclosing run-time if/else
         self.n_conds = 0
+        self.context = []           # predicates of the enclosing branches on loop variables
+        self.fold = fold
+        self.pid_alias = {}         # a folded grid index's name -> its fold loop's variable
 
     def error(self, message, node):
+        if self.fold and "compile-time" in message:
+            message += f" (task {self.fn.name} is folded from grid {list(self.fold)} onto " \
+                       f"{list(self.grid)}: its grid indices are loop variables)"
         self.p.error(f"in task {self.name}: {message}", node)
 
     # -- structure --------------------------------------------------------------------------
 
     def lower(self):
-        items = self.block(self.fn.body)
+        items = self.fold_loops(self.folded_axes())
         inst = Instance(self.name, self.fn.name, self.pid, self.grid, self.segments(items),
                         dict(self.vars), loc=self.p.loc(self.fn), arrays=dict(self.arrays),
                         contents=dict(self.contents))
@@ -113,6 +122,23 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer):
                                  "declare a separate array for the values you write",
                                  stmt.loc)
         return inst
+
+    def fold_loops(self, axes):
+        """The task body inside one loop per folded grid axis (outermost first), over the
+        virtual indices of that axis this instance runs: ``range(pid, fold, grid)``."""
+        if not axes:
+            return self.block(self.fn.body)
+        d = axes[0]
+        r = range(self.pid[d], self.fold[d], self.grid[d])
+        self.loops.append(f"pid@{d}")
+        self.loop_values.append((r.start, r.step))
+        self.trips.append(len(r))
+        self.n_fold += 1
+        items = self.fold_loops(axes[1:])
+        self.loops.pop()
+        self.loop_values.pop()
+        self.trips.pop()
+        return [_Loop(len(r), items, self.fn)]
 
     def block(self, stmts):
         items = []

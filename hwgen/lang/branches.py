@@ -93,10 +93,17 @@ class BranchLowerer:
     def iteration_if(self, s, then, other):
         """Each branch on the iterations its predicates allow (``iteration_sets``); a branch
         that never runs is dropped, a predicate that allows every iteration too."""
-        def lower(preds, body):
-            return [] if any(not p.value for p in preds) else self.block_under(preds, body)
-        a, b, _, _ = self.branches(lambda: lower(then, s.body), lambda: lower(other, s.orelse))
-        return a + b
+        never = [any(not p.value for p in preds) for preds in (then, other)]
+        before = set(self.assigned)
+        items, assigned = [], []
+        for preds, body, skip in zip((then, other), (s.body, s.orelse), never):
+            self.assigned = set(before)
+            items += [] if skip else self.block_under(preds, body)
+            assigned.append(self.assigned - before)
+        # After the if, a name is assigned if every branch that runs assigns it.
+        self.assigned = before | (assigned[1] if never[0] else assigned[0] if never[1]
+                                  else assigned[0] & assigned[1])
+        return items
 
     def periodic_if(self, s, every):
         """Both branches, each on its own iterations (``periodic``)."""
@@ -136,10 +143,12 @@ class BranchLowerer:
             lo, hi = p.span(p.depth, now.stop)
             lo, hi = max(lo, now.start), min(hi, now.stop - 1)
             self.trips[p.depth] = max(1, hi + 1) if lo == 0 or lo > hi else range(lo, hi + 1)
+        self.context = self.context + kept
         try:
             items = self.block(stmts)
         finally:
             self.trips = saved
+            self.context = self.context[:len(self.context) - len(kept)]
         for p in reversed(kept):
             items = [self.predicated(x, p) for x in items]
         return items

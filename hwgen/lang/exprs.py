@@ -83,7 +83,7 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         self.error(f"only integer constants are supported, got {node.value!r}", node)
 
     def _expr_Name(self, node, const_only):
-        name = node.id
+        name = self.pid_alias.get(node.id, node.id)
         if self.inline_env and name in self.inline_env[-1]:
             value = self.inline_env[-1][name]
             if const_only and not isinstance(value, Const):
@@ -338,6 +338,9 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         """``index`` into a shard view as an index into its whole tensor."""
         if not isinstance(tensor, TensorView):
             return index
+        if self.fold:
+            self.error(f"'{tensor.name}' is a shard of its tensor (`@ Layout`), which a folded "
+                       "task cannot have yet; index the whole tensor", self.fn)
         return tuple(i if not off else Const(i.value + off) if isinstance(i, Const)
                      else BinOp("+", i, Const(off))
                      for i, off in zip(index, tensor.offsets(self.pid)))
@@ -373,6 +376,8 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
             name = node.value.id
             elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if self.p.fold is not None and name in self.streams:
+                return self.virtual_stream(name, elts, verb, stmt)
             index = tuple(self.const_value(e) for e in elts)
             if any(i is None for i in index):
                 self.error(f"stream index `{ast.unparse(node.slice)}` must be a compile-time "
@@ -381,6 +386,8 @@ class ExprLowerer(NumericLowerer, HelperInliner):
             self.error(f"`{ast.unparse(node)}.{verb}()`: not a stream", stmt)
         if name not in self.streams:
             self.error(f"'{name}' is not a stream declared in the region", stmt)
+        if self.p.fold is not None:
+            return self.virtual_stream(name, list(index), verb, stmt)
         stype, decl_loc = self.streams[name]
         if len(index) != len(stype.shape) or \
                 any(not 0 <= i < n for i, n in zip(index, stype.shape)):

@@ -6,6 +6,7 @@ once per grid position, so branches on grid indices are resolved at compile time
 instance is specialised.
 """
 import ast
+import dataclasses
 import inspect
 import itertools
 import sys
@@ -17,6 +18,7 @@ from ..ir.graph import Graph, Tensor, TensorView
 from ..ir.types import IntType, StreamType, TensorType
 from .body import TaskLowerer
 from .exprs import is_call_to
+from .fold import FoldState, link_streams
 from .layouts import infer_layouts
 
 _TASK_MARKS = ("task", "kernel")      # hwgen's spelling and Allo's
@@ -112,19 +114,31 @@ class Region:
     def __getitem__(self, params):
         return self.bind(params if isinstance(params, tuple) else (params,))
 
-    def graph(self, params=None):
-        if self._graph is None:
-            self._graph = _RegionParser(self).parse(params or {})
-        return self._graph
+    def graph(self, params=None, fold=None):
+        """The task graph; ``fold``: task name -> the physical grid its virtual grid is
+        folded onto (``lang.fold``)."""
+        key = tuple(sorted((fold or {}).items()))
+        if self._graph is None or self._graph[0] != key:
+            self._graph = (key, _RegionParser(self, fold=fold).parse(params or {}))
+        return self._graph[1]
+
+    def task_grids(self):
+        """Task name -> its grid, as written (no task body is lowered)."""
+        parser = _RegionParser(self)
+        _, tasks = parser.declarations()
+        return {fn.name: parser.task_spec(fn, {a.arg: None for a in parser.node.args.args})[0]
+                for fn in tasks}
 
     def __repr__(self):
         return f"<hwgen.Region {self.name}>"
 
 
 class _RegionParser:
-    def __init__(self, region, prefix=""):
+    def __init__(self, region, prefix="", fold=None):
         self.region = region
         self.prefix = prefix        # of instance and stream names, in a called region
+        self.folds = dict(fold or {})       # task -> physical grid
+        self.fold = FoldState() if self.folds else None
         self.offset = region.fn.__code__.co_firstlineno - 1
         self.node = region.source_node()
         self.ns = dict(region.namespace)
@@ -166,6 +180,10 @@ class _RegionParser:
         tensors = {arg.arg: self.tensor(arg) for arg in self.node.args.args}
         channels, instances = {}, {}
         streams = self.lower_tasks(tensors, instances, channels)
+        if self.fold is not None:
+            link_streams((instances, channels), self.fold, streams)
+            for t in tensors.values():      # layouts are on the virtual grid: inferred anew
+                t.type = dataclasses.replace(t.type, layout=None)
         for t in tensors.values():
             if t.direction is None:
                 raise HwgenError(f"tensor '{t.name}' is never read or written by any task; "
@@ -184,15 +202,35 @@ class _RegionParser:
             self.error(f"region '{self.region.name}' has no @hwgen.task", self.node)
         for fn in tasks:
             grid, visible = self.task_spec(fn, tensors)
+            virtual, grid = grid, self.physical_grid(fn, grid)
             for pid in itertools.product(*(range(g) for g in grid)):
-                lowerer = TaskLowerer(self, fn, tuple(pid), grid, visible, streams, channels)
+                lowerer = TaskLowerer(self, fn, tuple(pid), grid, visible, streams, channels,
+                                      fold=virtual if grid != virtual else None)
                 inst = lowerer.lower()
+                if self.fold is not None:
+                    self.fold.depths[inst.name] = lowerer.n_fold
+                if lowerer.calls and self.fold is not None:
+                    self.error("a folded program cannot call regions yet; fold the called "
+                               "region's tasks instead", lowerer.calls[0][2])
                 for region, bound, node in lowerer.calls:
                     sub = _RegionParser(region, prefix=f"{inst.name}.")
                     sub.lower_tasks(sub.bound(bound, self.loc(node)), instances, channels)
                 if not lowerer.calls or any(seg.body for seg in inst.segments):
                     instances[inst.name] = inst
         return streams
+
+    def physical_grid(self, fn, grid):
+        """The grid task ``fn`` is built on: its own, or the one it is folded onto."""
+        phys = self.folds.get(fn.name)
+        if phys is None:
+            return grid
+        phys = tuple(phys)
+        if len(phys) != len(grid) or any(not isinstance(p, int) or not 1 <= p <= g
+                                          for p, g in zip(phys, grid)):
+            self.error(f"task '{fn.name}' on grid {list(grid)} cannot be folded onto "
+                       f"{list(phys)}: give one size per axis, each from 1 to the task's",
+                       fn)
+        return phys
 
     def bound(self, tensors, loc):
         """The region's parameters bound to the caller's ``tensors``, types checked."""

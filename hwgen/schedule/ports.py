@@ -60,8 +60,9 @@ class GroupPorts:
 
 
 def safe_name(name):
-    """An instance or channel name as an identifier (``pe[0,1]`` -> ``pe_0_1``)."""
-    return name.replace("[", "_").replace("]", "").replace(",", "_").replace("@", "_")
+    """An instance or channel name as an identifier (``pe[0,1]`` -> ``pe_0_1``; a folded stream ``a[0,3>0,0]`` -> ``a_0_3_to_0_0``)."""
+    return name.replace("[", "_").replace("]", "").replace(",", "_").replace("@", "_") \
+        .replace(">", "_to_")
 
 
 def _static_index(access):

@@ -1,0 +1,242 @@
+"""Folding a task's virtual grid onto a smaller physical one (Dato's ``bundle``).
+
+A task written on a grid ``[32, 32]`` and folded onto ``[4, 4]`` becomes 16 instances; the one
+at ``(p, q)`` runs the virtual instances ``(p + 4a, q + 4b)`` one after another, as loops over
+``a`` and ``b`` around the task's body: its grid indices are loop variables, a branch on them
+runs on the iterations where it holds (``lang.branches``), and a stream index computed from
+them names a different *virtual* stream on each iteration. Every virtual stream connects two
+virtual instances, hence two physical ones; the virtual streams between one pair of physical
+instances share one physical stream, in the order the producer puts them. That order must be
+the order the consumer gets them (checked here), and the physical stream is deep enough to
+hold what the producer puts before the consumer gets it (the declared depth plus the elements
+of one folded iteration ahead), so the folded program computes what the virtual one does.
+"""
+import ast
+import itertools
+from dataclasses import dataclass, field
+
+from ..errors import HwgenError
+from ..ir.graph import (BINARY, BinOp, Channel, Const, Get, LoopIndex, Neg, Put, stream_ops,
+                        subexprs, transform)
+from ..ir.types import StreamType
+
+
+@dataclass
+class StreamUse:
+    """One put or get statement of a folded program: the virtual stream it reaches on each
+    iteration of its instance's fold loops (``targets``: fold indices -> virtual name)."""
+    verb: str
+    stream: str
+    instance: str
+    targets: dict
+    loc: tuple
+
+
+@dataclass
+class FoldState:
+    """What lowering a folded program collects: each stream statement's uses, each virtual
+    stream's producer and consumer instances, the fold loops of each instance."""
+    uses: dict = field(default_factory=dict)        # provisional channel name -> StreamUse
+    ends: dict = field(default_factory=dict)        # virtual stream -> {"put": inst, "get": inst}
+    depths: dict = field(default_factory=dict)      # instance -> number of fold loops
+
+
+def evaluate(e, idx):
+    """Integer expression ``e`` of constants and loop indices, at loop indices ``idx``."""
+    if isinstance(e, Const):
+        return e.value
+    if isinstance(e, LoopIndex):
+        return idx[e.depth]
+    if isinstance(e, Neg):
+        return -evaluate(e.operand, idx)
+    return BINARY[e.op](evaluate(e.lhs, idx), evaluate(e.rhs, idx))
+
+
+class FoldLowerer:
+    """Stream statements of a ``TaskLowerer`` in a folded program."""
+
+    fold = None             # the task's virtual grid, when it is folded onto ``self.grid``
+    n_fold = 0              # fold loops around the body (the outermost loops)
+
+    def folded_axes(self):
+        """The grid axes whose virtual instances share a physical one."""
+        return [d for d in range(len(self.grid)) if self.fold and self.fold[d] > self.grid[d]]
+
+    def virtual_stream(self, name, elts, verb, stmt):
+        """``name[elts]`` in a folded program: record which virtual stream it reaches on
+        each fold iteration the enclosing branches allow; a provisional channel name."""
+        stype, decl_loc = self.streams[name]
+        index = [self.expr(e) for e in elts]
+        nodes = [x for e in index for x in subexprs(e)]
+        if any(not isinstance(x, (Const, LoopIndex, BinOp, Neg)) or
+               isinstance(x, LoopIndex) and x.depth >= self.n_fold for x in nodes):
+            self.error(f"stream index `{', '.join(map(ast.unparse, elts))}` must be computed from "
+                       "grid indices and sizes only", stmt)
+        targets = {}
+        for n in itertools.product(*(self.fold_iterations(d) for d in range(self.n_fold))):
+            at = tuple(evaluate(e, n) for e in index)
+            if len(at) != len(stype.shape) or any(not 0 <= i < s for i, s in zip(at, stype.shape)):
+                self.error(f"stream index {list(at)} is out of range for '{name}' of shape "
+                           f"{list(stype.shape)} (at virtual instance {self.virtual_pid(n)})",
+                           stmt)
+            vname = self.p.prefix + name + (f"[{','.join(map(str, at))}]" if at else "")
+            role = self.p.fold.ends.setdefault(vname, {})
+            other = role.get(verb)
+            if other is not None and other != self.name:
+                self.error(f"stream '{vname}' has two {'producers' if verb == 'put' else 'consumers'}"
+                           f": {other} and {self.name}; a stream connects exactly one producer "
+                           "to one consumer", stmt)
+            role[verb] = self.name
+            targets[n] = vname
+        prov = f"{name}#{len(self.p.fold.uses)}"
+        self.p.fold.uses[prov] = StreamUse(verb, name, self.name, targets, self.p.loc(stmt))
+        self.channels[prov] = Channel(prov, StreamType(stype.dtype, stype.depth,
+                                                       block=stype.block), loc=decl_loc)
+        return prov
+
+    def fold_iterations(self, d):
+        """The iterations of fold loop ``d`` that the enclosing branches allow."""
+        trip = self.trips[d]
+        its = trip if isinstance(trip, range) else range(trip)
+        return [i for i in its if all(p.allows(d, i, its.stop) for p in self.context)]
+
+    def virtual_pid(self, n):
+        """The virtual grid position this instance runs on fold iteration ``n``."""
+        pid, k = list(self.pid), 0
+        for d in self.folded_axes():
+            pid[d] += self.grid[d] * n[k]
+            k += 1
+        return tuple(pid)
+
+
+def link_streams(graph_parts, state, declared):
+    """Replace the provisional channels of a folded program by physical streams: one per
+    stream array and pair of physical instances, named after its virtual stream when it
+    carries one, else ``name[producer>consumer]``; each checked for order and made deep
+    enough (module docstring). ``graph_parts``: ``(instances, channels)``, changed in place;
+    ``declared``: stream name -> (StreamType, loc)."""
+    instances, channels = graph_parts
+    links = {}                      # (stream, producer, consumer) -> provisional names
+    for prov, use in state.uses.items():
+        ends = {(state.ends[v].get("put"), state.ends[v].get("get"))
+                for v in use.targets.values()}
+        if len(ends) > 1:
+            pes = sorted({e[1 if use.verb == "put" else 0] or "nobody" for e in ends})
+            raise HwgenError(f"after folding, this {use.verb} on '{use.stream}' in {use.instance} "
+                             f"reaches {len(pes)} instances on different iterations "
+                             f"({', '.join(pes[:4])}); fold the grid so that each instance "
+                             "streams to one neighbour per statement", use.loc)
+        pair = ends.pop() if ends else (use.instance, None)
+        links.setdefault((use.stream,) + pair, []).append(prov)
+    rename = {}
+    for (stream, producer, consumer), provs in links.items():
+        carried = {v for p in provs for v in state.uses[p].targets.values()}
+        stype, loc = declared[stream]
+        name = next(iter(carried)) if len(carried) == 1 else \
+            f"{stream}[{_pid(producer)}>{_pid(consumer)}]"
+        depth = stype.depth
+        if len(carried) > 1 and producer and consumer:
+            depth += _check_order(name, instances, provs, state, producer, consumer, loc)
+        channels[name] = Channel(name, StreamType(stype.dtype, depth, block=stype.block),
+                                 producer, consumer, loc=loc)
+        rename.update(dict.fromkeys(provs, name))
+    for prov in state.uses:
+        del channels[prov]
+    _rename(instances, rename)
+
+
+def _pid(instance):
+    return instance[instance.index("[") + 1:-1] if instance and "[" in instance else instance
+
+
+def _rename(instances, rename):
+    """Every stream statement on a provisional channel moved to its physical stream."""
+    def move(e):
+        return Get(rename[e.channel], e.loc) if isinstance(e, Get) and e.channel in rename else e
+    for inst in instances.values():
+        for seg in inst.segments:
+            for s in seg.body:
+                if isinstance(s, Put) and s.channel in rename:
+                    s.channel = rename[s.channel]
+                s.value = transform(s.value, move)
+                if hasattr(s, "index"):
+                    s.index = tuple(transform(i, move) for i in s.index)
+
+
+def _check_order(name, instances, provs, state, producer, consumer, loc):
+    """The elements the producer of physical stream ``name`` may hold ahead of its consumer,
+    after checking that it puts the virtual streams in the order the consumer gets them."""
+    mine = set(provs)
+    puts = _windows(instances[producer], mine, state, "put")
+    gets = _windows(instances[consumer], mine, state, "get")
+    if _merged(puts) != _merged(gets):
+        first = next(((a, b) for a, b in zip(_merged(puts), _merged(gets)) if a != b), None)
+        said = f": {producer} puts {first[0][1]} of '{first[0][0]}' where {consumer} gets " \
+               f"{first[1][1]} of '{first[1][0]}'" if first else ""
+        raise HwgenError(f"folding sends the virtual streams of '{name}' in an order its "
+                         f"consumer does not get them{said}; fold the grid so that producer "
+                         "and consumer run their virtual instances in the same order", loc)
+    ahead, done, g = 0, 0, 0
+    put_total = 0
+    for start, _, (v, count) in puts:
+        put_total += count
+        while g < len(gets) and gets[g][1] <= start:
+            done += gets[g][2][1]
+            g += 1
+        ahead = max(ahead, put_total - done)
+    return ahead
+
+
+def _merged(windows):
+    """``(virtual stream, elements)`` runs, adjacent runs of one stream joined."""
+    out = []
+    for _, _, (v, count) in windows:
+        if out and out[-1][0] == v:
+            out[-1] = (v, out[-1][1] + count)
+        elif count:
+            out.append((v, count))
+    return out
+
+
+def _windows(inst, provs, state, verb):
+    """``(first iteration, end iteration, (virtual stream, elements))`` of ``inst``'s
+    statements on ``provs``, per iteration of its fold loops (per iteration where statements
+    on different virtual streams share one), in execution order."""
+    out, start = [], 0
+    nf = state.depths.get(inst.name, 0)
+    for seg in inst.segments:
+        trips = seg.trips
+        inner = 1
+        for t in trips[nf:]:
+            inner *= t
+        ops = [(s, chan) for s in seg.body for op, chan, _ in stream_ops(s)
+               if chan in provs and op.value == verb]
+        for k, n in enumerate(itertools.product(*(range(t) for t in trips[:nf]))):
+            t0 = start + k * inner
+            here = [(state.uses[c].targets[n], _inner_count(s.pred, trips, n, nf))
+                    for s, c in ops if _allows(s.pred, trips, n)]
+            if len({v for v, c in here if c}) <= 1:
+                out += [(t0, t0 + inner, h) for h in here if h[1]]
+                continue
+            for m, rest in enumerate(itertools.product(*(range(t) for t in trips[nf:]))):
+                idx = n + rest
+                out += [(t0 + m, t0 + m + 1, (state.uses[c].targets[n], 1)) for s, c in ops
+                        if all(p.allows(d, idx[d], trips[d]) for p in s.pred
+                               for d in range(len(trips)))]
+        start += seg.iterations
+    return out
+
+
+def _allows(pred, trips, n):
+    return all(p.allows(d, n[d], trips[d]) for p in pred for d in range(len(n)))
+
+
+def _inner_count(pred, trips, n, nf):
+    """Iterations of the loops inside the fold loops (at fold iteration ``n``) that run a
+    statement under ``pred``."""
+    if not _allows(pred, trips, n):
+        return 0
+    count = 1
+    for d in range(nf, len(trips)):
+        count *= sum(1 for i in range(trips[d]) if all(p.allows(d, i, trips[d]) for p in pred))
+    return count
