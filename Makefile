@@ -16,8 +16,9 @@ EXPR    ?= C[i,j] += A[i,k] * B[k,j]
 SIZES   ?= i=8 j=8 k=32
 ARRAY   ?= 4x4
 DSE     := --expr "$(EXPR)" --sizes "$(SIZES)" --array $(ARRAY)
-# Exploration flags reach a design command only when DESIGN is a point of one (dse:...).
-DSEARG   = $(if $(filter dse:%,$(DESIGN)),$(DSE))
+# Exploration flags reach a design command only when DESIGN is a point of one (dse:...); for a
+# program, ARRAY given on the command line folds its task grids onto that PE array.
+DSEARG   = $(if $(filter dse:%,$(DESIGN)),$(DSE),$(if $(filter command line,$(origin ARRAY)),--array $(ARRAY)))
 JOBS    ?= 2
 # make dse MEASURE=1: place and route the Pareto front (nextpnr SEEDS), on a local pool or the
 # Dask scheduler at CLUSTER=tcp://host:port.

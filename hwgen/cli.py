@@ -4,7 +4,7 @@ import os
 import sys
 import time
 
-from .cli_args import parser
+from .cli_args import DEFAULT_ARRAY, array_size, parser
 from .errors import HwgenError
 
 
@@ -18,17 +18,6 @@ def _out_dir(args):
     return os.path.join("build", name)
 
 
-def _array(text):
-    """``"4x4"`` -> (4, 4); ``"8"`` -> (8,)."""
-    try:
-        array = tuple(int(n) for n in str(text).lower().split("x"))
-    except ValueError:
-        array = ()
-    if len(array) not in (1, 2) or any(n < 1 for n in array):
-        raise HwgenError(f"ARRAY must look like 4x4 (2-D) or 8 (1-D), got {text!r}")
-    return array
-
-
 def _exploration(args, progress=False):
     from .dataflow.expr import parse_expr
     from .dataflow.explore import explore
@@ -39,7 +28,7 @@ def _exploration(args, progress=False):
 
         def bar(items):
             return tqdm(items, desc="costing points", unit="point", leave=False)
-    return explore(expr, args.sizes, _array(args.array), progress=bar)
+    return explore(expr, args.sizes, args.array or array_size(DEFAULT_ARRAY), progress=bar)
 
 
 def _lanes(args):
@@ -65,11 +54,12 @@ def _design(args):
         return (generate(result.find(args.design[4:]).design),
                 lambda **inputs: reference(result.expr, result.sizes, inputs), None, None)
     from .check.reference import declared
-    from .pipeline import load_design, load_module, parse_params
+    from .pipeline import describe_folds, load_design, load_module, parse_params
     params = parse_params(args.params)
     module = load_module(args.design)
-    return (load_design(args.design, params, module=module),
-            getattr(module, "reference", None)) + declared(module)
+    graph = load_design(args.design, params, module, args.array)
+    print("\n".join(describe_folds(graph)), file=sys.stderr, end="\n" if graph.folds else "")
+    return (graph, getattr(module, "reference", None)) + declared(module)
 
 
 def _graph(args):
@@ -272,7 +262,7 @@ def cmd_dse(args):
     best = result.front[0] if result.front else None
     if best is not None:
         print(f"build one: make sim DESIGN=dse:{best.id} EXPR=\"{args.expr}\" "
-              f"SIZES=\"{args.sizes}\" ARRAY={args.array}")
+              f"SIZES=\"{args.sizes}\" ARRAY={'x'.join(map(str, args.array))}")
     return _measure(args, result, out) if args.measure or args.cluster else 0
 
 
@@ -293,7 +283,7 @@ def _measure(args, result, out):
 def cmd_layers(args):
     from tqdm import tqdm
     from .dataflow.layers import evaluate, format_rows
-    array = _array(args.array)
+    array = args.array
     for table in args.tables:
         rows = evaluate(table, array, progress=lambda xs: tqdm(xs, desc=table, leave=False))
         print(f"## {table} on a {'x'.join(map(str, array))} array\n")
@@ -378,8 +368,8 @@ def cmd_run(args):
 
 def cmd_campaign(args):
     from .campaign import campaign
-    report = campaign(args.count, args.expressions, args.seed, args.out, args.keep,
-                      args.workers, args.cluster, args.verilator_every)
+    report = campaign(args.count, args.expressions, args.seed, args.out, args.keep, args.workers,
+                      args.cluster, args.verilator_every)
     return 1 if report["findings"] or report["broken_shards"] else 0
 
 

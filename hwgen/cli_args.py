@@ -8,15 +8,31 @@ DEFAULT_SIZES = "i=8 j=8 k=32"
 DEFAULT_ARRAY = "4x4"
 
 
-def _add_exploration_options(p):
+def array_size(text):
+    """``--array``: ``"4x4"`` -> (4, 4); ``"8"`` -> (8,)."""
+    try:
+        array = tuple(int(n) for n in str(text).lower().split("x"))
+    except ValueError:
+        array = ()
+    if len(array) not in (1, 2) or any(n < 1 for n in array):
+        raise argparse.ArgumentTypeError(f"ARRAY must look like 4x4 (2-D) or 8 (1-D), got "
+                                         f"{text!r}")
+    return array
+
+
+def _add_exploration_options(p, array=DEFAULT_ARRAY):
     """The options that name an exploration (expression, sizes, array budget), shared by
-    `dse` and every command that can build a point of it."""
+    `dse` and every command that can build a point of it (where ``--array`` also folds a
+    program's task grids)."""
     p.add_argument("--expr", default=DEFAULT_EXPR, help="tensor expression (default "
                    f"'{DEFAULT_EXPR}')")
     p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"loop sizes (default "
                    f"'{DEFAULT_SIZES}')")
-    p.add_argument("--array", default=DEFAULT_ARRAY, help="PE array budget, e.g. 4x4 or 8 "
-                   f"(default {DEFAULT_ARRAY})")
+    budget = f"PE array budget, e.g. 4x4 or 8 (default {DEFAULT_ARRAY})"
+    p.add_argument("--array", default=array, type=array_size, help=budget if array else
+                   "PE array, e.g. 4x4 or 8: a program's task grids larger than it fold onto it, "
+                   "each PE running several grid positions in turn (default: grids built as "
+                   f"written); for a dse: point, its budget (default {DEFAULT_ARRAY})")
     return p
 
 
@@ -27,7 +43,7 @@ def _add_design_options(p):
                    help=f"design file (default {DEFAULT_DESIGN}), or dse:<point> for a point "
                    "of `hwgen dse` (its id or map, e.g. dse:3 or \"dse:x=j, y=i, t1=i+j+k\", "
                    "with the same --expr/--sizes/--array)")
-    _add_exploration_options(p)
+    _add_exploration_options(p, array=None)
     p.add_argument("--params", default="", help='sizes, e.g. "M=8 N=8 K=64" (defaults: '
                    "the build() signature)")
     p.add_argument("--out", default=None, help="output folder (default build/<design>)")
@@ -121,8 +137,8 @@ def _add_inspection_commands(sub):
                        "layers on a PE array (cost model only)")
     p.add_argument("tables", nargs="*", default=["vgg16", "resnet50"],
                    help="layer tables: vgg16, resnet50 (default both)")
-    p.add_argument("--array", default="12x12", help="PE array (default 12x12, fits the 156 "
-                   "DSPs of an ECP5-85k)")
+    p.add_argument("--array", default="12x12", type=array_size,
+                   help="PE array (default 12x12, fits the 156 DSPs of an ECP5-85k)")
 
 
 def _add_campaign_command(sub):

@@ -1,12 +1,14 @@
 """Load an example program, instantiate it at given parameters and check it."""
 import importlib.util
 import inspect
+import math
 import os
 import traceback
 
 from .check import check
 from .errors import HwgenError
 from .lang.frontend import Region
+from .mapping import fold_onto
 
 
 def parse_params(text):
@@ -49,9 +51,18 @@ def _user_error(exc, path):
     return HwgenError(f"{type(exc).__name__}: {exc}{hint}", loc)
 
 
-def load_design(path, params=None, module=None):
+def describe_folds(graph):
+    """One line per task ``load_design`` folded onto a PE array."""
+    return [f"folding task {task} from grid {list(virtual)} onto {list(phys)}: each PE runs "
+            f"up to {math.prod(-(-v // p) for v, p in zip(virtual, phys))} grid positions in "
+            "turn" for task, (virtual, phys) in graph.folds.items()]
+
+
+def load_design(path, params=None, module=None, array=None):
     """The checked task graph of the design in ``path`` at ``params`` (missing ones default);
-    ``module``: the file already loaded by ``load_module``, so that it runs only once."""
+    ``module``: the file already loaded by ``load_module``, so that it runs only once;
+    ``array``: a PE array budget (``(rows, cols)``) that task grids larger than it fold onto
+    (``mapping.fold_onto``; the graph's ``folds`` say which)."""
     module = module or load_module(path)
     build = getattr(module, "build", None)
     if build is None:
@@ -81,4 +92,9 @@ def load_design(path, params=None, module=None):
         raise _user_error(e, path) from None
     if not isinstance(region, Region):
         raise HwgenError(f"build() in {path} must return a @hwgen.region, got {region!r}")
-    return check(region.graph(full))
+    if array is None:
+        return check(region.graph(full))
+    folds = fold_onto(region.task_grids(), array)
+    graph = region.graph(full, fold=folds)
+    graph.folds = {task: (region.task_grids()[task], phys) for task, phys in folds.items()}
+    return check(graph)

@@ -21,7 +21,7 @@ ALLOWED = {
     "mapping": {"errors", "ir", "check", "schedule"},
     "rtl": {"errors", "host", "protocol", "ir", "schedule"},
     "flow": {"errors", "host", "protocol", "ir", "schedule", "rtl"},
-    "pipeline": {"errors", "ir", "lang", "check"},
+    "pipeline": {"errors", "ir", "lang", "check", "mapping"},
     "campaign": {"errors", "host", "ir", "lang", "check", "schedule", "dataflow", "rtl", "flow",
                  "pipeline"},
     "driver": {"errors", "host", "protocol", "ir", "flow", "pipeline"},

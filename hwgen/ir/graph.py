@@ -283,6 +283,7 @@ class Graph:
     instances: dict                 # name -> Instance
     loc: tuple = None
     warnings: list = field(default_factory=list)   # HwgenWarning messages from the checks
+    folds: dict = field(default_factory=dict)      # task -> (virtual grid, physical grid)
 
     @property
     def inputs(self):

@@ -6,8 +6,8 @@ first reads) or a local array, or becomes an IR statement: ``Assign``, ``Write``
 """
 import ast
 
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, Read, SetSlice, Slice,
-                        VarRef, Write)
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Const, Get, Read, SetSlice, Slice, VarRef,
+                        Write)
 from ..ir.types import IntType, TensorType
 from .exprs import BINOPS, ExprLowerer, is_call_to
 from .numeric import FLOAT_OPS

@@ -12,21 +12,17 @@ from .assign import AssignLowerer
 from .blocks import MAX_ELEMENTS, BlockLowerer
 from .branches import BranchLowerer
 from .exprs import CONSTRUCT_NAMES, is_call_to
-from .fold import FoldLowerer
+from .loops import Loop, LoopLowerer
+from .streams import StreamLowerer
 
 _CHAIN = ("meta_if", "meta_elif", "meta_else")
 
 
-class _Loop:
-    def __init__(self, trip, items, node):
-        self.trip, self.items, self.node = trip, items, node
-
-
 def _renumbered(item, dmap):
-    """``item`` (a statement or a ``_Loop``, not yet placed) with each loop index (and ``mod``
+    """``item`` (a statement or a ``Loop``, not yet placed) with each loop index (and ``mod``
     predicate) at the depth ``dmap`` gives its loop; a loop is renumbered when its own nest is
     built."""
-    if isinstance(item, _Loop) or dmap == tuple(range(len(dmap))):
+    if isinstance(item, Loop) or dmap == tuple(range(len(dmap))):
         return item
     item.pred = tuple(Pred(p.kind, dmap[p.depth], p.value) for p in item.pred)
 
@@ -72,7 +68,7 @@ def _meta_kind(stmt):
     return None
 
 
-class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, FoldLowerer):
+class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, StreamLowerer):
     """Lowers one task body at one grid position to an ``ir.Instance`` (with ``fold``, the
     task's virtual grid, the instance at ``pid`` of the smaller ``grid`` runs the virtual
     instances folded onto it: ``lang.fold``)."""
@@ -123,23 +119,6 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, FoldLowerer):
                                  stmt.loc)
         return inst
 
-    def fold_loops(self, axes):
-        """The task body inside one loop per folded grid axis (outermost first), over the
-        virtual indices of that axis this instance runs: ``range(pid, fold, grid)``."""
-        if not axes:
-            return self.block(self.fn.body)
-        d = axes[0]
-        r = range(self.pid[d], self.fold[d], self.grid[d])
-        self.loops.append(f"pid@{d}")
-        self.loop_values.append((r.start, r.step))
-        self.trips.append(len(r))
-        self.n_fold += 1
-        items = self.fold_loops(axes[1:])
-        self.loops.pop()
-        self.loop_values.pop()
-        self.trips.pop()
-        return [_Loop(len(r), items, self.fn)]
-
     def block(self, stmts):
         items = []
         taken = None        # in a meta_if chain: whether a branch was taken; None outside one
@@ -177,7 +156,7 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, FoldLowerer):
 
     def segments(self, items):
         """Top-level items -> segments; straight-line code joins the nearest loop."""
-        loops = [i for i, it in enumerate(items) if isinstance(it, _Loop)]
+        loops = [i for i, it in enumerate(items) if isinstance(it, Loop)]
         if not loops:
             return [Segment((), list(items), loc=self.p.loc(self.fn))]
         segs = []
@@ -196,7 +175,7 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, FoldLowerer):
         the nest of each loop from the segment's outermost down to ``loop`` (phase loops are
         loops the source does not have)."""
         items = [_renumbered(it, dmap) for it in loop.items]
-        inner = [i for i, it in enumerate(items) if isinstance(it, _Loop)]
+        inner = [i for i, it in enumerate(items) if isinstance(it, Loop)]
         if len(inner) > 1:
             return self.phases(loop, items, depth, dmap)
         if not inner:
@@ -216,10 +195,10 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, FoldLowerer):
         that loop uses, or use one it writes (hardware accesses an array at one stage)."""
         entries, run = [], []
         for it in items + [None]:
-            if (isinstance(it, _Loop) or it is None) and run:
+            if (isinstance(it, Loop) or it is None) and run:
                 entries.append(run)
                 run = []
-            if isinstance(it, _Loop):
+            if isinstance(it, Loop):
                 entries.append(self.nest(it, depth + 2, dmap + (depth + 2,)))
             elif it is not None:
                 run.append(it)
@@ -338,74 +317,3 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, FoldLowerer):
         self.vars[var] = self.channels[get.channel].dtype
         self.assigned.add(var)
         return [Assign(var, get, loc=loc)]
-
-    def meta_for(self, s):
-        """``with meta_for(a[, b[, step]]) as v:`` -- the body once per value of v."""
-        call, var = s.items[0].context_expr, s.items[0].optional_vars
-        if not isinstance(var, ast.Name):
-            self.error("write `with hwgen.meta_for(N) as i:`", s)
-        if call.keywords or not 1 <= len(call.args) <= 3:
-            self.error("meta_for takes 1 to 3 compile-time bounds, like range()", s)
-        bounds = [self.const_value(a) for a in call.args]
-        if any(b is None for b in bounds):
-            self.error("meta_for bounds must be compile-time expressions", s)
-        if var.id in self.vars or var.id in self.loops or var.id in self.arrays:
-            self.error(f"meta_for variable '{var.id}' hides a run-time name", s)
-        saved = self.consts.get(var.id)
-        items = []
-        for value in range(*bounds):
-            self.consts[var.id] = value
-            items.extend(self.block(s.body))
-        if saved is None:
-            self.consts.pop(var.id, None)
-        else:
-            self.consts[var.id] = saved
-        return items
-
-    def for_loop(self, s):
-        if is_call_to(s.iter, "grid") or is_call_to(s.iter, "reduction"):
-            return self.for_loop(self.grid_nest(s))
-        if not isinstance(s.target, ast.Name):
-            self.error("a for loop needs one loop variable (several with `for i, j in "
-                       "grid(M, N)`)", s)
-        if s.orelse:
-            self.error("for/else is not supported", s)
-        if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
-                and s.iter.func.id == "range" and 1 <= len(s.iter.args) <= 3):
-            self.error(f"loops must be `for x in range(...)`, got `{ast.unparse(s.iter)}`", s)
-        if s.target.id in self.vars or s.target.id in self.arrays:
-            self.error(f"loop variable '{s.target.id}' is already a local", s)
-        bounds = [self.const_value(a) for a in s.iter.args]
-        if any(b is None for b in bounds):
-            self.error("loop bounds must be compile-time expressions of sizes and grid indices",
-                       s)
-        r = range(*bounds)
-        if len(r) == 0:
-            self.error(f"`{ast.unparse(s.iter)}` has no iterations", s)
-        if s.target.id in self.loops:
-            self.error(f"loop variable '{s.target.id}' is already the variable of an enclosing "
-                       "loop", s)
-        self.loops.append(s.target.id)
-        self.loop_values.append((r.start, r.step))
-        self.trips.append(len(r))
-        items = self.block(s.body)
-        self.loops.pop()
-        self.loop_values.pop()
-        self.trips.pop()
-        return _Loop(len(r), items, s)
-
-    def grid_nest(self, s):
-        """Allo's ``for i, j in allo.grid(M, N):`` as ``for i in range(M): for j in range(N):``."""
-        names = s.target.elts if isinstance(s.target, ast.Tuple) else [s.target]
-        if s.iter.keywords or len(s.iter.args) != len(names) or \
-                not all(isinstance(n, ast.Name) for n in names):
-            self.error(f"`for ... in grid(...)` needs one loop variable per size: "
-                       f"`for i, j in grid(M, N)`, got `{ast.unparse(s.target)}` for "
-                       f"{len(s.iter.args)} size(s)", s)
-        body = s.body
-        for name, size in reversed(list(zip(names, s.iter.args))):
-            rng = ast.Call(ast.Name("range", ast.Load()), [size], [])
-            body = [ast.For(name, rng, body, s.orelse if body is s.body else [])]
-            ast.copy_location(body[0], s)
-            ast.fix_missing_locations(body[0])
-        return body[0]

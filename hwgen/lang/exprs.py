@@ -10,10 +10,10 @@ import inspect
 import warnings
 
 from ..errors import HwgenWarning
-from ..ir.graph import (BINARY, ArrayRead, BinOp, Channel, Const, FloatOp, Get, LoopIndex, Neg,
-                        Read, Select, Slice, TensorView, VarRef, subexprs)
+from ..ir.graph import (BINARY, ArrayRead, BinOp, Const, FloatOp, Get, LoopIndex, Neg, Read,
+                        Select, Slice, TensorView, VarRef, subexprs)
 from ..ir.layout import affine, index_bounds
-from ..ir.types import StreamType, float32
+from ..ir.types import float32
 from .helpers import HelperInliner
 from .numeric import FLOAT_OPS, Literal, NumericLowerer
 from .row_major import row_major
@@ -368,39 +368,3 @@ class ExprLowerer(NumericLowerer, HelperInliner):
                 self.error(f"index {ast.unparse(elts[n])} of '{name}' takes values "
                            f"{b[0]}..{b[1]}, outside 0..{dim - 1}", node)
         return index
-
-    def channel(self, node, verb, stmt):
-        """The channel name of ``stream`` or ``stream[i, j]``, recording producer/consumer."""
-        if isinstance(node, ast.Name):
-            name, index = node.id, ()
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            name = node.value.id
-            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            if self.p.fold is not None and name in self.streams:
-                return self.virtual_stream(name, elts, verb, stmt)
-            index = tuple(self.const_value(e) for e in elts)
-            if any(i is None for i in index):
-                self.error(f"stream index `{ast.unparse(node.slice)}` must be a compile-time "
-                           "expression of grid indices", stmt)
-        else:
-            self.error(f"`{ast.unparse(node)}.{verb}()`: not a stream", stmt)
-        if name not in self.streams:
-            self.error(f"'{name}' is not a stream declared in the region", stmt)
-        if self.p.fold is not None:
-            return self.virtual_stream(name, list(index), verb, stmt)
-        stype, decl_loc = self.streams[name]
-        if len(index) != len(stype.shape) or \
-                any(not 0 <= i < n for i, n in zip(index, stype.shape)):
-            self.error(f"stream index {list(index)} is out of range for '{name}' of shape "
-                       f"{list(stype.shape)}", stmt)
-        cname = self.p.prefix + name + (f"[{','.join(map(str, index))}]" if index else "")
-        chan = self.channels.setdefault(
-            cname, Channel(cname, StreamType(stype.dtype, stype.depth, block=stype.block),
-                           loc=decl_loc))
-        role = "producer" if verb == "put" else "consumer"
-        other = getattr(chan, role)
-        if other is not None and other != self.name:
-            self.error(f"stream '{cname}' has two {role}s: {other} and {self.name}; a stream "
-                       f"connects exactly one producer to one consumer", stmt)
-        setattr(chan, role, self.name)
-        return cname

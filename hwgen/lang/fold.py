@@ -11,13 +11,11 @@ the order the consumer gets them (checked here), and the physical stream is deep
 hold what the producer puts before the consumer gets it (the declared depth plus the elements
 of one folded iteration ahead), so the folded program computes what the virtual one does.
 """
-import ast
 import itertools
 from dataclasses import dataclass, field
 
 from ..errors import HwgenError
-from ..ir.graph import (BINARY, BinOp, Channel, Const, Get, LoopIndex, Neg, Put, stream_ops,
-                        subexprs, transform)
+from ..ir.graph import BINARY, Channel, Const, Get, LoopIndex, Neg, Put, stream_ops, transform
 from ..ir.types import StreamType
 
 
@@ -50,63 +48,6 @@ def evaluate(e, idx):
     if isinstance(e, Neg):
         return -evaluate(e.operand, idx)
     return BINARY[e.op](evaluate(e.lhs, idx), evaluate(e.rhs, idx))
-
-
-class FoldLowerer:
-    """Stream statements of a ``TaskLowerer`` in a folded program."""
-
-    fold = None             # the task's virtual grid, when it is folded onto ``self.grid``
-    n_fold = 0              # fold loops around the body (the outermost loops)
-
-    def folded_axes(self):
-        """The grid axes whose virtual instances share a physical one."""
-        return [d for d in range(len(self.grid)) if self.fold and self.fold[d] > self.grid[d]]
-
-    def virtual_stream(self, name, elts, verb, stmt):
-        """``name[elts]`` in a folded program: record which virtual stream it reaches on
-        each fold iteration the enclosing branches allow; a provisional channel name."""
-        stype, decl_loc = self.streams[name]
-        index = [self.expr(e) for e in elts]
-        nodes = [x for e in index for x in subexprs(e)]
-        if any(not isinstance(x, (Const, LoopIndex, BinOp, Neg)) or
-               isinstance(x, LoopIndex) and x.depth >= self.n_fold for x in nodes):
-            self.error(f"stream index `{', '.join(map(ast.unparse, elts))}` must be computed from "
-                       "grid indices and sizes only", stmt)
-        targets = {}
-        for n in itertools.product(*(self.fold_iterations(d) for d in range(self.n_fold))):
-            at = tuple(evaluate(e, n) for e in index)
-            if len(at) != len(stype.shape) or any(not 0 <= i < s for i, s in zip(at, stype.shape)):
-                self.error(f"stream index {list(at)} is out of range for '{name}' of shape "
-                           f"{list(stype.shape)} (at virtual instance {self.virtual_pid(n)})",
-                           stmt)
-            vname = self.p.prefix + name + (f"[{','.join(map(str, at))}]" if at else "")
-            role = self.p.fold.ends.setdefault(vname, {})
-            other = role.get(verb)
-            if other is not None and other != self.name:
-                self.error(f"stream '{vname}' has two {'producers' if verb == 'put' else 'consumers'}"
-                           f": {other} and {self.name}; a stream connects exactly one producer "
-                           "to one consumer", stmt)
-            role[verb] = self.name
-            targets[n] = vname
-        prov = f"{name}#{len(self.p.fold.uses)}"
-        self.p.fold.uses[prov] = StreamUse(verb, name, self.name, targets, self.p.loc(stmt))
-        self.channels[prov] = Channel(prov, StreamType(stype.dtype, stype.depth,
-                                                       block=stype.block), loc=decl_loc)
-        return prov
-
-    def fold_iterations(self, d):
-        """The iterations of fold loop ``d`` that the enclosing branches allow."""
-        trip = self.trips[d]
-        its = trip if isinstance(trip, range) else range(trip)
-        return [i for i in its if all(p.allows(d, i, its.stop) for p in self.context)]
-
-    def virtual_pid(self, n):
-        """The virtual grid position this instance runs on fold iteration ``n``."""
-        pid, k = list(self.pid), 0
-        for d in self.folded_axes():
-            pid[d] += self.grid[d] * n[k]
-            k += 1
-        return tuple(pid)
 
 
 def link_streams(graph_parts, state, declared):

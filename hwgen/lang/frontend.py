@@ -126,7 +126,8 @@ class Region:
         """Task name -> its grid, as written (no task body is lowered)."""
         parser = _RegionParser(self)
         _, tasks = parser.declarations()
-        return {fn.name: parser.task_spec(fn, {a.arg: None for a in parser.node.args.args})[0]
+        tensors = {a.arg: parser.tensor(a) for a in parser.node.args.args}
+        return {fn.name: parser.task_spec(fn, tensors)[0]
                 for fn in tasks}
 
     def __repr__(self):
