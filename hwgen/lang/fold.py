@@ -76,7 +76,7 @@ def link_streams(graph_parts, state, declared):
         name = next(iter(carried)) if len(carried) == 1 else \
             f"{stream}[{_pid(producer)}>{_pid(consumer)}]"
         depth = stype.depth
-        if len(carried) > 1 and producer and consumer:
+        if producer and consumer and (state.depths.get(producer) or state.depths.get(consumer)):
             depth += _check_order(name, instances, provs, state, producer, consumer, loc)
         channels[name] = Channel(name, StreamType(stype.dtype, depth, block=stype.block),
                                  producer, consumer, loc=loc)

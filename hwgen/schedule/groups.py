@@ -86,16 +86,16 @@ class _Sets:
         self.parent[self.find(a)] = self.find(b)
 
 
-def partition(graph):
+def partition(graph, solo=frozenset()):
     """``(members, lockstep, fifos)``: group root -> instance names (graph order), the channels
-    lowered to registers, and those lowered to FIFOs."""
+    lowered to registers, and those lowered to FIFOs; instances ``solo`` are each a group."""
     sets = _Sets(graph.instances)
     lockstep = []
     for name, ch in graph.channels.items():
         p, c = graph.instances[ch.producer], graph.instances[ch.consumer]
         puts = _op_pattern(p, name, Put)
         if p is not c and loop_structure(p) == loop_structure(c) and len(puts) == 1 and \
-                puts == _op_pattern(c, name, Get):
+                puts == _op_pattern(c, name, Get) and not {p.name, c.name} & solo:
             lockstep.append(name)
             sets.union(p.name, c.name)
     fifos = [n for n in graph.channels if n not in lockstep]
@@ -105,7 +105,7 @@ def partition(graph):
                                                       graph.channels[n].consumer)}
     free = {}
     for name, inst in graph.instances.items():
-        if sets.find(name) not in on_fifo:
+        if sets.find(name) not in on_fifo and name not in solo:
             sets.union(name, free.setdefault(loop_structure(inst), name))
     members = {}
     for name in graph.instances:

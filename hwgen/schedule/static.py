@@ -1,5 +1,6 @@
 """The static schedule of a task graph: levels per instance, lockstep groups with their skews
 and links, FIFO streams, and the cycles of a problem."""
+from ..errors import HwgenError
 from .cycles import compute_cycles, group_spacing
 from .groups import Schedule, make_group, partition
 from .levels import Levels
@@ -9,10 +10,42 @@ from .support import check_support
 def schedule(graph):
     """The ``Schedule`` of a checked task graph (a ``HwgenError`` where hardware cannot run
     it: a value that cannot be updated every cycle, a cyclic stream graph, a deadlock at the
-    declared depths)."""
+    declared depths).
+
+    A FIFO from a lockstep group back into itself (a folded array's stream from its last
+    column to its first) works when the group's own counter reaches the put before the get;
+    when it does not (an element leaves the last column later than the first column wants it
+    back: a short loop on a wide array), the group would wait on itself, so its instances run
+    as groups of their own, every stream between them a FIFO."""
     check_support(graph)
     levels = {name: Levels(inst) for name, inst in graph.instances.items()}
-    members, lockstep, fifos = partition(graph)
+    sched = _schedule(graph, levels)
+    looped = {n for c in sched.fifos for n in (graph.channels[c].producer,
+                                               graph.channels[c].consumer)
+              if sched.group_of[graph.channels[c].producer] ==
+              sched.group_of[graph.channels[c].consumer]}
+    try:
+        sched.compute_cycles = compute_cycles(graph, sched)
+    except HwgenError:
+        if not looped:
+            raise
+        solo = {n for n, g in sched.group_of.items()
+                if g in {sched.group_of[x] for x in looped}}
+        sched = _schedule(graph, levels, solo)
+        try:
+            sched.compute_cycles = compute_cycles(graph, sched)
+        except HwgenError as e:
+            raise HwgenError(f"{e} A stream returns to the start of its folded array "
+                             "sooner than the array's pipeline reaches it: fold onto fewer "
+                             "PEs, or give the task's loop more iterations", e.loc) from None
+    for group in sched.groups:
+        group.spacing = group_spacing(graph, sched, group)
+    return sched
+
+
+def _schedule(graph, levels, solo=frozenset()):
+    """The groups, links and FIFOs (``groups.partition``), instances ``solo`` each a group."""
+    members, lockstep, fifos = partition(graph, solo)
     groups, group_of = [], {}
     for gi, (root, names) in enumerate(members.items()):
         inside = set(names)
@@ -20,8 +53,4 @@ def schedule(graph):
         group = make_group(graph, levels, gi, names, edges)
         groups.append(group)
         group_of.update(dict.fromkeys(names, group.name))
-    sched = Schedule(levels, groups, group_of, fifos)
-    sched.compute_cycles = compute_cycles(graph, sched)
-    for group in groups:
-        group.spacing = group_spacing(graph, sched, group)
-    return sched
+    return Schedule(levels, groups, group_of, fifos)
