@@ -98,7 +98,7 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         self.pid_alias = {}         # a folded grid index's name -> its fold loop's variable
 
     def error(self, message, node):
-        if self.fold and "compile-time" in message:
+        if self.fold and "compile" in message:
             message += f" (task {self.fn.name} is folded from grid {list(self.fold)} onto " \
                        f"{list(self.grid)}: its grid indices are loop variables)"
         self.p.error(f"in task {self.name}: {message}", node)

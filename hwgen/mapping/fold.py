@@ -8,6 +8,8 @@ back in at the other edge. (A grid folded unevenly builds PEs with different loo
 cannot share a controller; their independent stalls can deadlock a systolic ring, so sizes
 are chosen to divide the grid.)
 """
+import math
+
 from ..errors import HwgenError
 
 
@@ -24,7 +26,7 @@ def fold_onto(grids, array):
     for task, grid in grids.items():
         if not grid:
             continue
-        limits = (array[0] * array[-1],) if len(grid) == 1 else \
+        limits = (math.prod(array),) if len(grid) == 1 else \
             tuple(array) + (1,) * (len(grid) - len(array))
         phys = tuple(max(p for p in range(1, min(g, n) + 1) if g % p == 0)
                      for g, n in zip(grid, limits))

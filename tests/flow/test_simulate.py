@@ -88,3 +88,20 @@ def test_auto_says_which_simulator_it_chose(tmp_path):
     assert result["sim"] == "icarus" and result["failed"] == 0
     assert said[-1].startswith("compiling and simulating producer_consumer") and \
         "PE-cycles: Icarus is fastest for a run this small)" in said[-1], said
+
+
+@pytest.mark.parametrize("sim", ["icarus", "verilator"])
+def test_a_gemm_folded_onto_a_small_array_against_numpy(tmp_path, sim):
+    """gemm_os written on a 32 x 32 grid, folded onto 4 x 4 (issue 11's first case): 16
+    MULT18X18D, the whole-tensor host contract, cycles exact, the multipliers busy on all but
+    a few cycles of each problem."""
+    graph = load_design(example("gemm_os"), {"M": 32, "N": 32, "K": 32}, array=(4, 4))
+    result = simulate(graph, tmp_path, sim=sim, problems=3, device=ECP5)
+    text = "\n".join(summary(result))
+    verilog = (tmp_path / result["design"]["verilog"][0]).read_text()
+    assert len(re.findall(r"^\s*MULT18X18D\b", verilog, re.M)) == 16
+    assert result["failed"] == 0 and all(t["pass"] for t in result["tests"].values()), text
+    tests, design = result["tests"], result["design"]
+    assert tests["no_stall"]["cycles"][0] == design["expected_cycles"], text
+    assert tests["no_stall"]["intervals"] == [design["interval_cycles"]] * 2, text
+    assert 32 * 32 * 32 / 16 / design["interval_cycles"] >= 0.95
