@@ -94,7 +94,4 @@ def load_design(path, params=None, module=None, array=None):
         raise HwgenError(f"build() in {path} must return a @hwgen.region, got {region!r}")
     if array is None:
         return check(region.graph(full))
-    folds = fold_onto(region.task_grids(), array)
-    graph = region.graph(full, fold=folds)
-    graph.folds = {task: (region.task_grids()[task], phys) for task, phys in folds.items()}
-    return check(graph)
+    return check(region.graph(full, fold=fold_onto(region.task_grids(), array)))

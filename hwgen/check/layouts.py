@@ -1,7 +1,7 @@
 """Layout rules: sharded dimensions divide evenly over the grid, and every task instance touches
 only the shard its grid position owns."""
 from ..errors import HwgenError
-from ..ir.layout import access_bounds, banking, tensor_accesses
+from ..ir.layout import access_bounds, banking, cyclic_split, tensor_accesses
 from ..ir.types import Sharded
 
 
@@ -32,6 +32,13 @@ def check_layouts(graph):
         plan = banking(tensor, inst.grid)
         for d, l in enumerate(layout):
             if not isinstance(l, Sharded):
+                continue
+            if l.cyclic:
+                split = cyclic_split(index[d], plan.shards[d])
+                if split is None or split[0] != inst.pid[l.axis]:
+                    raise HwgenError(f"{inst.name} accesses {name} dimension {d} outside the "
+                                     f"indices {inst.pid[l.axis]} + {plan.shards[d]}k its grid "
+                                     f"position owns (layout {l!r})", loc)
                 continue
             lo, hi = access_bounds(index[d], seg.trips, tensor.shape[d])
             own = inst.pid[l.axis]

@@ -16,6 +16,10 @@ from .types import Sharded
 class Banking:
     shards: tuple       # shards per dimension
     extent: tuple       # elements per shard, per dimension
+    cyclic: tuple = ()  # per dimension: index i in shard i % shards (else i // extent)
+
+    def is_cyclic(self, d):
+        return d < len(self.cyclic) and self.cyclic[d]
 
     @property
     def banks(self):
@@ -27,14 +31,14 @@ class Banking:
 
     def bank(self, index):
         b = 0
-        for i, s, e in zip(index, self.shards, self.extent):
-            b = b * s + i // e
+        for d, (i, s, e) in enumerate(zip(index, self.shards, self.extent)):
+            b = b * s + (i % s if self.is_cyclic(d) else i // e)
         return b
 
     def address(self, index):
         a = 0
-        for i, e in zip(index, self.extent):
-            a = a * e + i % e
+        for d, (i, s, e) in enumerate(zip(index, self.shards, self.extent)):
+            a = a * e + (i // s if self.is_cyclic(d) else i % e)
         return a
 
     def strides(self):
@@ -61,7 +65,8 @@ def banking(tensor, grid):
     layout = tensor.type.layout or tuple(None for _ in tensor.shape)
     shards = tuple(grid[l.axis] if isinstance(l, Sharded) else 1 for l in layout)
     extent = tuple(n // s for n, s in zip(tensor.shape, shards))
-    return Banking(shards, extent)
+    cyclic = tuple(getattr(l, "cyclic", False) for l in layout)
+    return Banking(shards, extent, cyclic if any(cyclic) else ())
 
 
 def index_bounds(expr, trips):
@@ -106,6 +111,22 @@ def affine(expr):
     for d, c in b[0].items():
         coeffs[d] = coeffs.get(d, 0) + sign * c
     return {d: c for d, c in coeffs.items() if c}, a[1] + sign * b[1]
+
+
+def cyclic_split(expr, shards):
+    """``(residue, offset)`` with ``expr == residue + shards * offset`` on every iteration,
+    ``0 <= residue < shards`` and ``offset`` an expression of the loop indices: an index that
+    stays in one shard of a cyclic layout (``Sharded(..., cyclic=True)``), and its address
+    there. None when the loop coefficients are not all multiples of ``shards``."""
+    form = affine(expr)
+    if form is None or any(c % shards for c in form[0].values()):
+        return None
+    residue = form[1] % shards
+    offset = Const((form[1] - residue) // shards)
+    for d, c in sorted(form[0].items()):
+        term = LoopIndex(d) if c == shards else BinOp("*", Const(c // shards), LoopIndex(d))
+        offset = term if offset == Const(0) else BinOp("+", offset, term)
+    return residue, offset
 
 
 def _scaled(form, k):

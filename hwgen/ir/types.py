@@ -63,11 +63,14 @@ float32, bfloat16, float16 = (_float("float32", 8, 23), _float("bfloat16", 8, 7)
 
 @dataclass(frozen=True)
 class Sharded:
-    """A tensor dimension split over grid axis ``axis``: one bank per shard."""
+    """A tensor dimension split over grid axis ``axis``: one bank per shard. Blocks of
+    consecutive indices; ``cyclic``: index ``i`` in shard ``i % P`` (a grid folded onto ``P``
+    positions on that axis runs indices ``p, p + P, ...`` on position ``p``)."""
     axis: int
+    cyclic: bool = False
 
     def __repr__(self):
-        return f"S({self.axis})"
+        return f"S({self.axis}{', cyclic' if self.cyclic else ''})"
 
 
 class _Replicated:

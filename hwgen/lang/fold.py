@@ -37,6 +37,14 @@ class FoldState:
     uses: dict = field(default_factory=dict)        # provisional channel name -> StreamUse
     ends: dict = field(default_factory=dict)        # virtual stream -> {"put": inst, "get": inst}
     depths: dict = field(default_factory=dict)      # instance -> number of fold loops
+    folds: dict = field(default_factory=dict)       # task -> (virtual grid, physical grid)
+
+
+def bundle(task, axis, factor):
+    """In a region's body, after ``task``: its instances along grid ``axis``, ``factor`` at a
+    time, share one PE, which runs them in turn (``docs/mapping.md``)."""
+    raise HwgenError("hwgen.bundle() only has a meaning as a statement in a @hwgen.region "
+                     "body, which hwgen compiles instead of running")
 
 
 def evaluate(e, idx):
@@ -48,6 +56,42 @@ def evaluate(e, idx):
     if isinstance(e, Neg):
         return -evaluate(e.operand, idx)
     return BINARY[e.op](evaluate(e.lhs, idx), evaluate(e.rhs, idx))
+
+
+def physical_grids(parser, tasks, tensors):
+    """Task name -> the grid it is built on: its own, divided by the region's
+    ``hwgen.bundle(task, axis=a, factor=f)`` statements, or the one a PE array folds it onto
+    (``parser.folds``, from ``mapping.fold_onto``)."""
+    grids = {fn.name: parser.task_spec(fn, tensors)[0] for fn in tasks}
+    for node in parser.bundles:
+        call = node.value
+        args = dict(zip(("task", "axis", "factor"), call.args))
+        args.update({k.arg: k.value for k in call.keywords})
+        task = getattr(args.get("task"), "id", None)
+        if set(args) != {"task", "axis", "factor"} or len(call.args) > 3 or task not in grids:
+            parser.error(f"write `hwgen.bundle(task, axis=0, factor=4)`, task a @hwgen.task of "
+                         f"this region ({', '.join(grids)}): its instances along grid axis "
+                         "`axis`, `factor` at a time, share one PE", node)
+        grid = list(grids[task])
+        axis = parser.eval_const(args["axis"], "the bundle axis")
+        factor = parser.eval_const(args["factor"], "the bundle factor")
+        if not isinstance(axis, int) or not 0 <= axis < len(grid):
+            parser.error(f"task '{task}' has grid {grid}: bundle an axis from 0 to "
+                         f"{len(grid) - 1}, not {axis!r}", node)
+        if not isinstance(factor, int) or factor < 1 or grid[axis] % factor:
+            parser.error(f"bundle factor {factor!r} must divide axis {axis} of task '{task}' "
+                         f"(size {grid[axis]}), so that every PE runs as many instances", node)
+        grid[axis] //= factor
+        grids[task] = tuple(grid)
+    for fn in tasks:
+        phys = tuple(parser.folds.get(fn.name, grids[fn.name]))
+        grid = parser.task_spec(fn, tensors)[0]
+        if len(phys) != len(grid) or any(not isinstance(p, int) or not 1 <= p <= g
+                                          for p, g in zip(phys, grid)):
+            parser.error(f"task '{fn.name}' on grid {list(grid)} cannot be folded onto "
+                         f"{list(phys)}: give one size per axis, each from 1 to the task's", fn)
+        grids[fn.name] = phys
+    return grids
 
 
 def link_streams(graph_parts, state, declared):

@@ -18,7 +18,7 @@ from ..ir.graph import Graph, Tensor, TensorView
 from ..ir.types import IntType, StreamType, TensorType
 from .body import TaskLowerer
 from .exprs import is_call_to
-from .fold import FoldState, link_streams
+from .fold import FoldState, link_streams, physical_grids
 from .layouts import infer_layouts
 
 _TASK_MARKS = ("task", "kernel")      # hwgen's spelling and Allo's
@@ -123,12 +123,12 @@ class Region:
         return self._graph[1]
 
     def task_grids(self):
-        """Task name -> its grid, as written (no task body is lowered)."""
+        """Task name -> its grid, as written or bundled (``hwgen.bundle``; no task body is
+        lowered)."""
         parser = _RegionParser(self)
         _, tasks = parser.declarations()
-        tensors = {a.arg: parser.tensor(a) for a in parser.node.args.args}
-        return {fn.name: parser.task_spec(fn, tensors)[0]
-                for fn in tasks}
+        return physical_grids(parser, tasks, {a.arg: parser.tensor(a)
+                                              for a in parser.node.args.args})
 
     def __repr__(self):
         return f"<hwgen.Region {self.name}>"
@@ -138,8 +138,9 @@ class _RegionParser:
     def __init__(self, region, prefix="", fold=None):
         self.region = region
         self.prefix = prefix        # of instance and stream names, in a called region
-        self.folds = dict(fold or {})       # task -> physical grid
-        self.fold = FoldState() if self.folds else None
+        self.folds = dict(fold or {})       # task -> physical grid, from a PE array
+        self.bundles = []                   # the region's `hwgen.bundle(...)` statements
+        self.fold = None                    # a FoldState, when some task is folded
         self.offset = region.fn.__code__.co_firstlineno - 1
         self.node = region.source_node()
         self.ns = dict(region.namespace)
@@ -190,7 +191,7 @@ class _RegionParser:
                 raise HwgenError(f"tensor '{t.name}' is never read or written by any task; "
                                  "remove it or use it", t.loc)
         graph = Graph(self.region.name, dict(params), tensors, channels, instances,
-                      loc=self.loc(self.node))
+                      loc=self.loc(self.node), folds=self.fold.folds if self.fold else {})
         _warn_unused_streams(graph, streams)
         return infer_layouts(graph)
 
@@ -201,9 +202,14 @@ class _RegionParser:
         streams, tasks = self.declarations()
         if not tasks:
             self.error(f"region '{self.region.name}' has no @hwgen.task", self.node)
+        grids = physical_grids(self, tasks, tensors)
+        if any(grids[fn.name] != self.task_spec(fn, tensors)[0] for fn in tasks):
+            self.fold = FoldState()
         for fn in tasks:
             grid, visible = self.task_spec(fn, tensors)
-            virtual, grid = grid, self.physical_grid(fn, grid)
+            virtual, grid = grid, grids[fn.name]
+            if grid != virtual:
+                self.fold.folds[fn.name] = (virtual, grid)
             for pid in itertools.product(*(range(g) for g in grid)):
                 lowerer = TaskLowerer(self, fn, tuple(pid), grid, visible, streams, channels,
                                       fold=virtual if grid != virtual else None)
@@ -219,19 +225,6 @@ class _RegionParser:
                 if not lowerer.calls or any(seg.body for seg in inst.segments):
                     instances[inst.name] = inst
         return streams
-
-    def physical_grid(self, fn, grid):
-        """The grid task ``fn`` is built on: its own, or the one it is folded onto."""
-        phys = self.folds.get(fn.name)
-        if phys is None:
-            return grid
-        phys = tuple(phys)
-        if len(phys) != len(grid) or any(not isinstance(p, int) or not 1 <= p <= g
-                                          for p, g in zip(phys, grid)):
-            self.error(f"task '{fn.name}' on grid {list(grid)} cannot be folded onto "
-                       f"{list(phys)}: give one size per axis, each from 1 to the task's",
-                       fn)
-        return phys
 
     def bound(self, tensors, loc):
         """The region's parameters bound to the caller's ``tensors``, types checked."""
@@ -281,6 +274,9 @@ class _RegionParser:
                 continue
             if isinstance(stmt, ast.FunctionDef):
                 tasks.append(stmt)
+                continue
+            if isinstance(stmt, ast.Expr) and is_call_to(stmt.value, "bundle"):
+                self.bundles.append(stmt)
                 continue
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target

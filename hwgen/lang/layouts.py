@@ -3,12 +3,13 @@ imply, where that is unambiguous.
 
 Dimension ``d`` is sharded over grid axis ``a`` (``S(a)``) when the grid has more than one
 position on ``a``, the size divides evenly, and every access of every instance stays inside the
-block of that dimension its own position on ``a`` owns; when no axis (or more than one) fits,
+block of that dimension its own position on ``a`` owns (or, in a folded program, at the
+indices ``p, p + P, ...`` position ``p`` of ``P`` owns: cyclic); when no axis (or more than one) fits,
 the dimension is replicated (``R``). Tensors used by tasks on different grids stay replicated.
 """
 from dataclasses import replace
 
-from ..ir.layout import access_bounds, tensor_accesses
+from ..ir.layout import access_bounds, cyclic_split, tensor_accesses
 from ..ir.types import R, Sharded
 
 
@@ -17,6 +18,16 @@ def _owns(accesses, d, axis, extent, size):
         lo, hi = access_bounds(index[d], seg.trips, size)
         own = inst.pid[axis]
         if lo < own * extent or hi >= (own + 1) * extent:
+            return False
+    return True
+
+
+def _owns_cyclic(accesses, d, axis, parts):
+    """Whether every access to dimension ``d`` by the instance at position ``p`` on grid
+    ``axis`` (of ``parts``) is at an index ``p + parts * x`` (a folded grid's rows)."""
+    for _, inst, _, index, _ in accesses:
+        split = cyclic_split(index[d], parts)
+        if split is None or split[0] != inst.pid[axis]:
             return False
     return True
 
@@ -36,6 +47,12 @@ def infer_layouts(graph):
         for d, size in enumerate(tensor.shape):
             fits = [a for a, parts in enumerate(grid) if parts > 1 and a not in taken
                     and size % parts == 0 and _owns(accesses, d, a, size // parts, size)]
+            cyclic = [a for a, parts in enumerate(grid) if parts > 1 and a not in taken
+                      and size % parts == 0 and _owns_cyclic(accesses, d, a, parts)]
+            if not fits and len(cyclic) == 1:
+                layout.append(Sharded(cyclic[0], cyclic=True))
+                taken.add(cyclic[0])
+                continue
             layout.append(Sharded(fits[0]) if len(fits) == 1 else R)
             taken.update(fits[:1] if len(fits) == 1 else [])
         if any(isinstance(entry, Sharded) for entry in layout):

@@ -162,7 +162,7 @@ class Member(FloatLowering):
         build = self.build
         mport = self.ports.port_of[id(e)]
         port = getattr(self.group, mport.name)
-        parts = [self.emit(i, env) for i in e.index]
+        parts = [self.emit(i, env) for i in self.ports.address_index[id(e)]]
         lvl = max([level_of(p) for p in parts] + [0])
         if mport.name not in build.driven:       # a shared port is driven once
             build.driven.add(mport.name)
@@ -282,7 +282,7 @@ class Member(FloatLowering):
 
     def _write(self, s, env):
         build = self.build
-        parts = [self.emit(i, env) for i in s.index]
+        parts = [self.emit(i, env) for i in self.ports.address_index[id(s)]]
         v = self.emit(s.value, env)
         lvl = self.levels.writes[id(s)]     # every write of the tensor at one level
         port = getattr(self.group, self.ports.port_of[id(s)].name)

@@ -35,8 +35,8 @@ class SlotCounter:
 
 class BeatWalk:
     """Counters walking a tensor in row-major order one beat at a time: per dimension the shard
-    index and the offset inside the shard; the innermost dimension steps by ``F`` elements and
-    ``G`` shards per beat."""
+    index and the offset inside the shard (the shard counting first in a cyclic dimension);
+    the innermost dimension steps by ``F`` elements and ``G`` shards per beat."""
 
     def __init__(self, m, banking, f, g, name):
         self.m, self.banking, self.f, self.g = m, banking, f, g
@@ -78,6 +78,8 @@ class BeatWalk:
         for d in reversed(range(len(self.offset))):
             o, s = self.offset[d], self.shard[d]
             o_wrap, s_wrap, fo, gs = self.wraps[d]
+            if self.banking.is_cyclic(d):      # index offset * shards + shard: shard inner
+                (o, o_wrap, fo), (s, s_wrap, gs) = (s, s_wrap, gs), (o, o_wrap, fo)
             with self.m.If(carry):
                 self.m.d.sync += o.eq(Mux(o_wrap, 0, o + fo))
                 with self.m.If(o_wrap):

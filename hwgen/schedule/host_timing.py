@@ -68,6 +68,11 @@ def lane_split(banking, shape, lanes):
     if lanes < 1:
         raise HwgenError(f"lanes={lanes} must be at least 1 and divide the innermost "
                          f"dimension ({last})")
+    if banking.is_cyclic(len(shape) - 1):       # consecutive elements in consecutive banks
+        if banking.shards[-1] % lanes:
+            raise HwgenError(f"lanes={lanes} must divide the {banking.shards[-1]} banks the "
+                             f"innermost dimension ({last}) is dealt over, one per beat")
+        return 1, lanes
     if last % lanes:
         # Rows end in a padded beat: possible when each bank holds whole rows, in sub-banks.
         if banking.shards[-1] != 1 or lanes & (lanes - 1):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ..ir.graph import (ArrayRead, Get, Put, Read, StreamOp, VarRef, Write, stmt_exprs,
                         subexprs)
-from ..ir.layout import index_bounds
+from ..ir.layout import cyclic_split, index_bounds
 from ..ir.types import Sharded
 
 
@@ -39,10 +39,15 @@ class GroupPorts:
         ``id`` of a ``Read`` / ``Write`` -> its ``MemoryPort``.
     shard_base : dict
         ``id`` of a ``Read`` / ``Write`` -> the first index of its bank's shard, per dimension.
+    address_index : dict
+        ``id`` of a ``Read`` / ``Write`` -> the index expressions its address in the bank is
+        computed from, per dimension: the access's own, less ``shard_base``; for a cyclic
+        dimension the index divided by its shards (``ir.layout.cyclic_split``).
     """
     ports: list = field(default_factory=list)
     port_of: dict = field(default_factory=dict)
     shard_base: dict = field(default_factory=dict)
+    address_index: dict = field(default_factory=dict)
 
     @property
     def reads(self):
@@ -72,15 +77,22 @@ def _static_index(access):
 
 
 def _bank(graph, bankings, access, seg):
-    """``(bank, shard_base)`` of the single bank an access touches (the layout check guarantees
-    there is one)."""
+    """``(bank, shard_base, address_index)`` of the single bank an access touches (the layout
+    check guarantees there is one); ``GroupPorts``."""
     tensor, banking = graph.tensors[access.tensor], bankings[access.tensor]
     layout = tensor.type.layout or ()
-    index = [index_bounds(e, seg.trips)[0]
-             if d < len(layout) and isinstance(layout[d], Sharded) else 0
-             for d, e in enumerate(access.index)]
-    base = tuple((i // x) * x for i, x in zip(index, banking.extent))
-    return banking.bank(index), base
+    index, address = [], list(access.index)
+    for d, e in enumerate(access.index):
+        if banking.is_cyclic(d):
+            index.append(0)
+            residue, address[d] = cyclic_split(e, banking.shards[d])
+            index[d] = residue
+        else:
+            index.append(index_bounds(e, seg.trips)[0]
+                         if d < len(layout) and isinstance(layout[d], Sharded) else 0)
+    base = tuple(0 if banking.is_cyclic(d) else (i // x) * x
+                 for d, (i, x) in enumerate(zip(index, banking.extent)))
+    return banking.bank(index), base, tuple(address)
 
 
 def plan_ports(graph, sched, group, bankings):
@@ -89,7 +101,8 @@ def plan_ports(graph, sched, group, bankings):
     counts = {True: 0, False: 0}
 
     def memory(access, inst, seg, write):
-        bank, plan.shard_base[id(access)] = _bank(graph, bankings, access, seg)
+        bank, plan.shard_base[id(access)], plan.address_index[id(access)] = \
+            _bank(graph, bankings, access, seg)
         key = None
         if not write and _static_index(access):
             # Reads of the same address of one bank at the same skew share one port (a

@@ -4,7 +4,7 @@ import pytest
 
 from hwgen.flow import verilog
 from hwgen.pipeline import load_design
-from tests.conftest import example
+from tests.conftest import example, program
 
 
 def test_design_json_follows_the_contract(tmp_path):
@@ -31,6 +31,19 @@ def test_same_program_same_verilog(tmp_path):
     for d in ("a", "b"):
         verilog.write(load_design(example("gemm_os"), {"M": 2, "N": 2, "K": 3}), tmp_path / d)
     assert (tmp_path / "a" / "gemm_os.v").read_bytes() == (tmp_path / "b" / "gemm_os.v").read_bytes()
+
+
+def test_a_fold_written_by_hand_gives_the_arrays_verilog(tmp_path):
+    """``hwgen.bundle`` in the region (tests/programs/gemm_bundled.py) and ``--array 4x4`` on
+    the unchanged example choose the same fold: the same Verilog."""
+    params = {"M": 8, "N": 8, "K": 8}
+    by_hand = load_design(program("gemm_bundled"), params)
+    searched = load_design(example("gemm_os"), params, array=(4, 4))
+    assert by_hand.folds == searched.folds == {"pe": ((8, 8), (4, 4))}
+    verilog.write(by_hand, tmp_path / "hand", target="ecp5")
+    verilog.write(searched, tmp_path / "array", target="ecp5")
+    assert (tmp_path / "hand" / "gemm_os.v").read_text() == \
+        (tmp_path / "array" / "gemm_os.v").read_text()
 
 
 def test_auto_lanes_are_in_the_manifest(tmp_path):

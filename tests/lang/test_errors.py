@@ -49,6 +49,9 @@ CASES = [
     ("slice_empty", "is empty: its end must be above its start"),
     ("condition_two_loops", "must test one loop variable at a time"),
     ("else_of_two_loops", "nest the ifs (`if i == 0:` then `if k > 0:`)"),
+    ("bundle_factor", "bundle factor 4 must divide axis 0 of task 'prod' (size 6)"),
+    ("bundle_task", "write `hwgen.bundle(task, axis=0, factor=4)`"),
+    ("bundle_axis", "bundle an axis from 0 to 0, not 1"),
     ("no_default", "have no default: give them one (`def build(N: int = 8):`)"),
 ]
 
