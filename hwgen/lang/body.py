@@ -233,6 +233,11 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
 
     @staticmethod
     def predicated(stmt, pred):
+        """``stmt`` running only where ``pred`` holds (a loop: every statement in it)."""
+        if isinstance(stmt, Loop):
+            for item in stmt.items:
+                TaskLowerer.predicated(item, pred)
+            return stmt
         stmt.pred = (pred,) + tuple(stmt.pred)
         return stmt
 

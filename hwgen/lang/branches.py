@@ -133,6 +133,10 @@ class BranchLowerer:
     def block_under(self, preds, stmts):
         """``stmts`` lowered with every predicate of ``preds`` (``under``); one that allows
         every iteration of its loop is left out."""
+        return self.lower_under(preds, lambda: self.block(stmts))
+
+    def lower_under(self, preds, lower):
+        """The items ``lower()`` gives, lowered and predicated with ``preds`` (``block_under``)."""
         saved = list(self.trips)
         kept = []
         for p in preds:
@@ -145,7 +149,7 @@ class BranchLowerer:
             self.trips[p.depth] = max(1, hi + 1) if lo == 0 or lo > hi else range(lo, hi + 1)
         self.context = self.context + kept
         try:
-            items = self.block(stmts)
+            items = lower()
         finally:
             self.trips = saved
             self.context = self.context[:len(self.context) - len(kept)]

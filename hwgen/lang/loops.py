@@ -2,6 +2,7 @@
 at compile time, and the loops a folded task runs its virtual grid positions in (``fold``)."""
 import ast
 
+from ..ir.graph import Pred
 from .exprs import is_call_to
 
 
@@ -18,20 +19,26 @@ class LoopLowerer:
 
     def fold_loops(self, axes):
         """The task body inside one loop per folded grid axis (outermost first), over the
-        virtual indices of that axis this instance runs: ``range(pid, fold, grid)``."""
+        virtual indices of that axis this instance runs: ``range(pid, fold, grid)``. Every
+        instance loops as often as the one with the most (one loop structure, one controller);
+        where the grid does not divide evenly, the body is idle on the iterations past its
+        own (an ``in`` predicate)."""
         if not axes:
             return self.block(self.fn.body)
         d = axes[0]
         r = range(self.pid[d], self.fold[d], self.grid[d])
+        trip = -(-self.fold[d] // self.grid[d])
+        depth = len(self.loops)
         self.loops.append(f"pid@{d}")
         self.loop_values.append((r.start, r.step))
-        self.trips.append(len(r))
+        self.trips.append(trip)
         self.n_fold += 1
-        items = self.fold_loops(axes[1:])
+        items = self.lower_under((Pred("in", depth, tuple(range(len(r)))),),
+                                 lambda: self.fold_loops(axes[1:]))
         self.loops.pop()
         self.loop_values.pop()
         self.trips.pop()
-        return [Loop(len(r), items, self.fn)]
+        return [Loop(trip, items, self.fn)]
 
     def meta_for(self, s):
         """``with meta_for(a[, b[, step]]) as v:`` -- the body once per value of v."""

@@ -14,10 +14,12 @@ def test_a_grid_that_fits_is_built_as_written():
     assert fold_onto({"pe": (4, 4), "sink": ()}, (4, 4)) == {}
 
 
-def test_the_folded_sizes_divide_the_grid():
-    """Every PE runs as many grid positions as its neighbours (one controller for all)."""
+def test_the_fewest_pes_that_take_the_fewest_turns():
+    """6 positions take 2 turns on 4 PEs as on 3; 256 on 12 take 22 turns, on no fewer."""
     assert fold_onto({"pe": (6, 6)}, (4, 4)) == {"pe": (3, 3)}
-    assert fold_onto({"pe": (5, 5)}, (4, 4)) == {"pe": (1, 1)}
+    assert fold_onto({"pe": (5, 5)}, (4, 4)) == {"pe": (3, 3)}
+    assert fold_onto({"pe": (256, 256)}, (12, 12)) == {"pe": (12, 12)}
+    assert fold_onto({"pe": (64, 64)}, (12, 12)) == {"pe": (11, 11)}
 
 
 def test_one_dimensional_grids_use_the_whole_array():
