@@ -80,19 +80,20 @@ def _verilator(graph, workdir):
     return f"verilator: tests {bad} failed" if bad or result["failed"] else ""
 
 
-def run_case(source, workdir, seed=0, gaps=(0.3, 0.3), lanes=None, verilator=False):
+def run_case(source, workdir, seed=0, gaps=(0.3, 0.3), lanes=None, verilator=False,
+             array=None):
     """Run one program; returns ``{"status", "detail", "seconds", "path"}`` where status is
     ``pass``, ``rejected`` (the checks refused it), ``unsupported`` (the checks accepted it but
     hardware generation refused it), ``mismatch`` (values or cycles differ), ``hang`` (a run
     missed its cycle budget) or ``crash`` (any other exception). ``lanes``: elements per host
-    beat on every port (None: automatic)."""
+    beat on every port (None: automatic); ``array``: a PE array to fold the program onto."""
     t0 = time.time()
     path = write(source, workdir)
     status, detail = "rejected", ""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            graph = load_design(path)
+            graph = load_design(path, array=array)
         status = "unsupported"
         from ..ir.interp import run
         problems = [inputs(graph, seed * PROBLEMS + k) for k in range(PROBLEMS)]
