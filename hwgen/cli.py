@@ -18,6 +18,13 @@ def _out_dir(args):
     return os.path.join("build", name)
 
 
+def _array(text):
+    try:
+        return array_size(text)
+    except ValueError as e:
+        raise HwgenError(str(e)) from None
+
+
 def _exploration(args, progress=False):
     from .dataflow.expr import parse_expr
     from .dataflow.explore import explore
@@ -28,7 +35,7 @@ def _exploration(args, progress=False):
 
         def bar(items):
             return tqdm(items, desc="costing points", unit="point", leave=False)
-    return explore(expr, args.sizes, args.array or array_size(DEFAULT_ARRAY), progress=bar)
+    return explore(expr, args.sizes, _array(args.array or DEFAULT_ARRAY), progress=bar)
 
 
 def _lanes(args):
@@ -57,7 +64,7 @@ def _design(args):
     from .pipeline import describe_folds, load_design, load_module, parse_params
     params = parse_params(args.params)
     module = load_module(args.design)
-    graph = load_design(args.design, params, module, args.array)
+    graph = load_design(args.design, params, module, args.array and _array(args.array))
     print("\n".join(describe_folds(graph)), file=sys.stderr, end="\n" if graph.folds else "")
     return (graph, getattr(module, "reference", None)) + declared(module)
 
@@ -262,7 +269,7 @@ def cmd_dse(args):
     best = result.front[0] if result.front else None
     if best is not None:
         print(f"build one: make sim DESIGN=dse:{best.id} EXPR=\"{args.expr}\" "
-              f"SIZES=\"{args.sizes}\" ARRAY={'x'.join(map(str, args.array))}")
+              f"SIZES=\"{args.sizes}\" ARRAY={args.array}")
     return _measure(args, result, out) if args.measure or args.cluster else 0
 
 
@@ -283,7 +290,7 @@ def _measure(args, result, out):
 def cmd_layers(args):
     from tqdm import tqdm
     from .dataflow.layers import evaluate, format_rows
-    array = args.array
+    array = _array(args.array)
     for table in args.tables:
         rows = evaluate(table, array, progress=lambda xs: tqdm(xs, desc=table, leave=False))
         print(f"## {table} on a {'x'.join(map(str, array))} array\n")

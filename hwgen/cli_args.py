@@ -9,14 +9,13 @@ DEFAULT_ARRAY = "4x4"
 
 
 def array_size(text):
-    """``--array``: ``"4x4"`` -> (4, 4); ``"8"`` -> (8,)."""
+    """``--array``: ``"4x4"`` -> (4, 4); ``"8"`` -> (8,); a ValueError saying what to write."""
     try:
         array = tuple(int(n) for n in str(text).lower().split("x"))
     except ValueError:
         array = ()
     if len(array) not in (1, 2) or any(n < 1 for n in array):
-        raise argparse.ArgumentTypeError(f"ARRAY must look like 4x4 (2-D) or 8 (1-D), got "
-                                         f"{text!r}")
+        raise ValueError(f"ARRAY must look like 4x4 (2-D) or 8 (1-D), got {text!r}")
     return array
 
 
@@ -29,7 +28,7 @@ def _add_exploration_options(p, array=DEFAULT_ARRAY):
     p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"loop sizes (default "
                    f"'{DEFAULT_SIZES}')")
     budget = f"PE array budget, e.g. 4x4 or 8 (default {DEFAULT_ARRAY})"
-    p.add_argument("--array", default=array, type=array_size, help=budget if array else
+    p.add_argument("--array", default=array, help=budget if array else
                    "PE array, e.g. 4x4 or 8: a program's task grids larger than it fold onto it, "
                    "each PE running several grid positions in turn (default: grids built as "
                    f"written); for a dse: point, its budget (default {DEFAULT_ARRAY})")
@@ -137,7 +136,7 @@ def _add_inspection_commands(sub):
                        "layers on a PE array (cost model only)")
     p.add_argument("tables", nargs="*", default=["vgg16", "resnet50"],
                    help="layer tables: vgg16, resnet50 (default both)")
-    p.add_argument("--array", default="12x12", type=array_size,
+    p.add_argument("--array", default="12x12",
                    help="PE array (default 12x12, fits the 156 DSPs of an ECP5-85k)")
 
 

@@ -104,3 +104,16 @@ def test_build_says_when_the_host_ports_bound_the_interval(tmp_path, capsys):
 def test_campaign_with_bad_counts_is_a_clear_error(args, capsys, tmp_path):
     assert main(["campaign", "--out", str(tmp_path)] + args) == 2
     assert "error: --" in capsys.readouterr().err
+
+
+def test_array_folds_a_program_and_says_so(capsys):
+    """``--array`` on a program folds its grid (``docs/mapping.md``) and says what it did;
+    a malformed array is a clear error."""
+    path = example("gemm_os")
+    assert main(["check", path, "--params", "M=8 N=8 K=6", "--array", "4x4"]) == 0
+    out = capsys.readouterr()
+    assert "folding task pe from grid [8, 8] onto [4, 4]" in out.err
+    assert out.out.startswith("PASS gemm_os")
+    assert main(["check", path, "--array", "0x4"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ARRAY must look like 4x4") and "Traceback" not in err, err

@@ -54,7 +54,7 @@ def test_without_an_array_the_grid_is_built_as_written():
 
 
 def _fold_error(name, fold):
-    path = program(f"bad/{name}")
+    path = program(name)        # a right program, which this fold would make wrong
     region = load_module(path).build()
     with pytest.raises(HwgenError) as e:
         check(region.graph({}, fold=fold))
