@@ -18,6 +18,7 @@ from ..ir.graph import Graph, Tensor, TensorView
 from ..ir.types import IntType, StreamType, TensorType
 from .body import TaskLowerer
 from .exprs import is_call_to
+from .chain import chain_tasks
 from .fold import FoldState, link_streams, physical_grids
 from .layouts import infer_layouts
 
@@ -140,6 +141,7 @@ class _RegionParser:
         self.prefix = prefix        # of instance and stream names, in a called region
         self.folds = dict(fold or {})       # task -> physical grid, from a PE array
         self.bundles = []                   # the region's `hwgen.bundle(...)` statements
+        self.chains = []                    # and its `hwgen.chain(...)` statements
         self.fold = None                    # a FoldState, when some task is folded
         self.offset = region.fn.__code__.co_firstlineno - 1
         self.node = region.source_node()
@@ -186,6 +188,7 @@ class _RegionParser:
             link_streams((instances, channels), self.fold, streams)
             for t in tensors.values():      # layouts are on the virtual grid: inferred anew
                 t.type = dataclasses.replace(t.type, layout=None)
+        chain_tasks(self, self.chains, instances, channels)
         for t in tensors.values():
             if t.direction is None:
                 raise HwgenError(f"tensor '{t.name}' is never read or written by any task; "
@@ -277,6 +280,9 @@ class _RegionParser:
                 continue
             if isinstance(stmt, ast.Expr) and is_call_to(stmt.value, "bundle"):
                 self.bundles.append(stmt)
+                continue
+            if isinstance(stmt, ast.Expr) and is_call_to(stmt.value, "chain"):
+                self.chains.append(stmt)
                 continue
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target

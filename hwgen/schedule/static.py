@@ -13,10 +13,10 @@ def schedule(graph):
     declared depths).
 
     A FIFO from a lockstep group back into itself (a folded array's stream from its last
-    column to its first) works when the group's own counter reaches the put before the get;
-    when it does not (an element leaves the last column later than the first column wants it
-    back: a short loop on a wide array), the group would wait on itself, so its instances run
-    as groups of their own, every stream between them a FIFO."""
+    column to its first, a chained task's buffer) works when the group's own counter reaches
+    the put before the get; when it does not (an element leaves the last column later than
+    the first column wants it back: a short loop on a wide array), the group would wait on
+    itself, so its instances run as groups of their own, every stream between them a FIFO."""
     check_support(graph)
     levels = {name: Levels(inst) for name, inst in graph.instances.items()}
     sched = _schedule(graph, levels)
@@ -35,9 +35,10 @@ def schedule(graph):
         try:
             sched.compute_cycles = compute_cycles(graph, sched)
         except HwgenError as e:
-            raise HwgenError(f"{e} A stream returns to the start of its folded array "
-                             "sooner than the array's pipeline reaches it: fold onto fewer "
-                             "PEs, or give the task's loop more iterations", e.loc) from None
+            raise HwgenError(f"{e} A stream is wanted back sooner after its put than the "
+                             "pipelines deliver it (a folded array's stream back to its first "
+                             "PEs, a chained task's buffer, over a short loop): fold onto "
+                             "fewer PEs, or give the loops more iterations", e.loc) from None
     for group in sched.groups:
         group.spacing = group_spacing(graph, sched, group)
     return sched

@@ -52,6 +52,9 @@ CASES = [
     ("bundle_factor", "bundle factor 4 must divide axis 0 of task 'prod' (size 6)"),
     ("bundle_task", "write `hwgen.bundle(task, axis=0, factor=4)`"),
     ("bundle_axis", "bundle an axis from 0 to 0, not 1"),
+    ("chain_unrelated", "task 'first' streams nothing to 'third' at the same grid position"),
+    ("chain_back", "write `hwgen.chain(first, second)`, the producer first"),
+    ("chain_form", "write `hwgen.chain(producer, consumer)`"),
     ("no_default", "have no default: give them one (`def build(N: int = 8):`)"),
 ]
 

@@ -3,6 +3,8 @@ the written one does, and a fold that cannot is an error naming the user's line.
 import numpy as np
 import pytest
 
+import hwgen
+
 from hwgen import HwgenError
 from hwgen.check import check
 from hwgen.ir.interp import run
@@ -84,3 +86,10 @@ def test_folding_onto_a_grid_that_does_not_fit_is_an_error(fold):
     region = load_module(example("gemm_os")).build(M=4, N=4, K=2)
     with pytest.raises(HwgenError, match="cannot be folded onto"):
         region.graph({}, fold=fold)
+
+
+@pytest.mark.parametrize("call", [lambda: hwgen.bundle(None, 0, 2),
+                                  lambda: hwgen.chain(None, None)])
+def test_bundle_and_chain_mean_something_only_in_a_region(call):
+    with pytest.raises(HwgenError, match="only has a meaning as a statement in a @hwgen.region"):
+        call()
