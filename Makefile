@@ -84,7 +84,7 @@ timing: setup
 	$(HWGEN) timing "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSEARG)
 
 bitstream: setup
-	$(HWGEN) bitstream "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --board $(BOARD) \
+	$(HWGEN) bitstream "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --board $(BOARD) $(DSEARG) \
 	  $(if $(filter-out 0 no false,$(SELFTEST)),--selftest)
 
 # The Python driver through the UART bridge: PORT=sim (simulated line) or a serial device (builds

@@ -34,8 +34,8 @@ class Update:
 
 def update_of(stmt, types):
     """The ``Update`` that ``stmt`` is, or None. ``types``: the instance's local types."""
-    if not isinstance(stmt, Assign) or any(p.kind in ("first", "last") + SETS for p in stmt.pred) or \
-            not isinstance(types.get(stmt.var), FloatType):
+    if not isinstance(stmt, Assign) or not isinstance(types.get(stmt.var), FloatType) or \
+            any(p.kind in ("first", "last") + SETS for p in stmt.pred):
         return None
     e, own = stmt.value, VarRef(stmt.var)
     if not isinstance(e, FloatOp) or e.op not in ("+", "-"):

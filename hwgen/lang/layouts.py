@@ -4,8 +4,9 @@ imply, where that is unambiguous.
 Dimension ``d`` is sharded over grid axis ``a`` (``S(a)``) when the grid has more than one
 position on ``a``, the size divides evenly, and every access of every instance stays inside the
 block of that dimension its own position on ``a`` owns (or, in a folded program, at the
-indices ``p, p + P, ...`` position ``p`` of ``P`` owns: cyclic); when no axis (or more than one) fits,
-the dimension is replicated (``R``). Tensors used by tasks on different grids stay replicated.
+indices ``p, p + P, ...`` position ``p`` of ``P`` owns: cyclic); when no axis (or more than
+one) fits, the dimension is replicated (``R``). Tensors used by tasks on different grids stay
+replicated.
 """
 from dataclasses import replace
 

@@ -40,9 +40,9 @@ class StreamLowerer:
             role = self.p.fold.ends.setdefault(vname, {})
             other = role.get(verb)
             if other is not None and other != self.name:
-                self.error(f"stream '{vname}' has two {'producers' if verb == 'put' else 'consumers'}"
-                           f": {other} and {self.name}; a stream connects exactly one producer "
-                           "to one consumer", stmt)
+                role_name = "producers" if verb == "put" else "consumers"
+                self.error(f"stream '{vname}' has two {role_name}: {other} and {self.name}; a "
+                           "stream connects exactly one producer to one consumer", stmt)
             role[verb] = self.name
             targets[n] = vname
         prov = f"{name}#{len(self.p.fold.uses)}"

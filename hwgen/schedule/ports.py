@@ -65,9 +65,11 @@ class GroupPorts:
 
 
 def safe_name(name):
-    """An instance or channel name as an identifier (``pe[0,1]`` -> ``pe_0_1``; a folded stream ``a[0,3>0,0]`` -> ``a_0_3_to_0_0``)."""
-    return name.replace("[", "_").replace("]", "").replace(",", "_").replace("@", "_") \
-        .replace(">", "_to_")
+    """An instance or channel name as an identifier (``pe[0,1]`` -> ``pe_0_1``; a folded
+    stream ``a[0,3>0,0]`` -> ``a_0_3_to_0_0``)."""
+    for old, new in (("[", "_"), ("]", ""), (",", "_"), ("@", "_"), (">", "_to_")):
+        name = name.replace(old, new)
+    return name
 
 
 def _static_index(access):

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import hwgen
-
 from hwgen import HwgenError
 from hwgen.check import check
 from hwgen.ir.interp import run
