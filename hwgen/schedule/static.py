@@ -20,25 +20,25 @@ def schedule(graph):
     check_support(graph)
     levels = {name: Levels(inst) for name, inst in graph.instances.items()}
     sched = _schedule(graph, levels)
-    looped = {n for c in sched.fifos for n in (graph.channels[c].producer,
-                                               graph.channels[c].consumer)
-              if sched.group_of[graph.channels[c].producer] ==
-              sched.group_of[graph.channels[c].consumer]}
+    looped = [c for c in sched.fifos if sched.group_of[graph.channels[c].producer] ==
+              sched.group_of[graph.channels[c].consumer]]
     try:
         sched.compute_cycles = compute_cycles(graph, sched)
     except HwgenError:
         if not looped:
             raise
-        solo = {n for n, g in sched.group_of.items()
-                if g in {sched.group_of[x] for x in looped}}
-        sched = _schedule(graph, levels, solo)
+        groups = {sched.group_of[graph.channels[c].producer] for c in looped}
+        sched = _schedule(graph, levels, {n for n, g in sched.group_of.items() if g in groups})
         try:
             sched.compute_cycles = compute_cycles(graph, sched)
         except HwgenError as e:
-            raise HwgenError(f"{e} A stream is wanted back sooner after its put than the "
-                             "pipelines deliver it (a folded array's stream back to its first "
-                             "PEs, a chained task's buffer, over a short loop): fold onto "
-                             "fewer PEs, or give the loops more iterations", e.loc) from None
+            stuck = e.message.replace(" Deepen the streams.", "").rstrip(".")
+            raise HwgenError(stuck + ": a stream is wanted back sooner after its put than the "
+                             "pipelines deliver it "
+                             f"('{looped[0]}': a folded array's stream back to its first PEs, "
+                             "or a chained task's buffer, over a short loop); fold onto fewer "
+                             "PEs, or give the loops more iterations",
+                             e.loc or graph.channels[looped[0]].loc) from None
     for group in sched.groups:
         group.spacing = group_spacing(graph, sched, group)
     return sched
