@@ -36,8 +36,8 @@ def schedule(graph):
             raise HwgenError(stuck + ": a stream is wanted back sooner after its put than the "
                              "pipelines deliver it "
                              f"('{looped[0]}': a folded array's stream back to its first PEs, "
-                             "or a chained task's buffer, over a short loop); fold onto fewer "
-                             "PEs, or give the loops more iterations",
+                             "or a chained task's buffer, over a short loop); fold onto another "
+                             "number of PEs, or give the loops more iterations",
                              e.loc or graph.channels[looped[0]].loc) from None
     for group in sched.groups:
         group.spacing = group_spacing(graph, sched, group)

@@ -36,8 +36,8 @@ def test_a_loop_too_short_for_the_folded_ring_is_an_error():
     """The stream leaving the last column is wanted back at the first one iteration later,
     before the array's pipeline can deliver it."""
     graph = load_design(example("gemm_os"), {"M": 8, "N": 8, "K": 2}, array=(4, 4))
-    with pytest.raises(HwgenError, match="fold onto fewer PEs, or give the loops more "
-                       "iterations"):
+    with pytest.raises(HwgenError, match="fold onto another number of PEs, or give the "
+                       "loops more iterations"):
         plan(graph)
 
 
