@@ -93,7 +93,7 @@ PORT     ?= sim
 PROBLEMS ?= 5
 run: setup
 	$(HWGEN) run "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --port $(PORT) --board $(BOARD) \
-	  --problems $(PROBLEMS)
+	  --problems $(PROBLEMS) $(DSEARG)
 
 graph: setup
 	$(HWGEN) graph "$(DESIGN)" --params "$(PARAMS)" $(if $(OUT),--out $(OUT)/graph.svg) $(DSEARG)
