@@ -72,6 +72,10 @@ class BranchLowerer:
         sets = {}           # loop depth -> the iterations where every part on it holds
         for part in parts:
             e = self.expr(part)
+            if isinstance(e, Const):        # `i == 0` on a grid index that is not folded
+                if e.value:
+                    continue
+                return [Pred("in", 0, ())], []      # never: only the else runs
             depths = {x.depth for x in subexprs(e) if isinstance(x, LoopIndex)}
             if len(depths) != 1 or not all(isinstance(x, (Const, LoopIndex, BinOp, Neg))
                                            for x in subexprs(e)):

@@ -121,6 +121,14 @@ def test_branches_on_loop_iterations(params):
                         extreme=True)
 
 
+@pytest.mark.parametrize("params", [{"N": 4}, {"N": 1}])
+def test_a_branch_on_a_grid_index_and_a_loop_variable(params):
+    """``if p == 0 and k > 0:``: decided at compile time on ``p``, on iterations on ``k``."""
+    path = program("grid_index_branches")
+    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 4,
+                        extreme=True)
+
+
 @pytest.mark.parametrize("params", [{"N": 4}, {"N": 1}, {"N": 7}])
 def test_a_design_without_inputs_starts_on_its_own(params):
     """No input tensor: the first problem starts on the first clock edge, in exactly
