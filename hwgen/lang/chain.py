@@ -65,7 +65,8 @@ def _pairs(parser, node, instances, producer, consumer):
 def _merge(instances, channels, p, c):
     """``p`` then ``c`` as one instance named ``<p's task>_<c's task>[pid]``, in ``p``'s place;
     ``c``'s locals renamed where ``p`` has the name."""
-    name = f"{p.task}_{c.task}" + p.name[len(p.task):]
+    task = f"{p.task}_{c.task}"
+    name = task + p.name[len(p.task):]
     taken = set(p.vars) | set(p.arrays)
     new = {v: f"{c.task}@{v}" for v in list(c.vars) + list(c.arrays) if v in taken}
 
@@ -84,8 +85,7 @@ def _merge(instances, channels, p, c):
                 s.var = new[s.var]
             if isinstance(s, ArrayWrite) and s.array in new:
                 s.array = new[s.array]
-    merged = Instance(name, name[:name.index("[")] if "[" in name else name, p.pid, p.grid,
-                      p.segments + c.segments,
+    merged = Instance(name, task, p.pid, p.grid, p.segments + c.segments,
                       {**p.vars, **{new.get(v, v): t for v, t in c.vars.items()}}, p.loc,
                       {**p.arrays, **{new.get(a, a): t for a, t in c.arrays.items()}},
                       {**p.contents, **{new.get(a, a): v for a, v in c.contents.items()}})
