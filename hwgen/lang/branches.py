@@ -9,10 +9,11 @@ it, their count known at compile time.
 """
 import ast
 
-from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Const, LoopIndex, Neg, Pred,
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, LoopIndex, Neg, Pred,
                         Select, VarRef, subexprs)
 from ..ir.types import uint1
 from .exprs import is_call_to
+from .fold import evaluate, iterations
 
 
 class BranchLowerer:
@@ -83,14 +84,14 @@ class BranchLowerer:
                            "writes must test one loop variable at a time; write one `and`-ed "
                            "part per loop, or nested ifs", s)
             d = depths.pop()
-            now = sets.get(d, _iterations(self.trips[d]))
-            sets[d] = tuple(i for i in now if _value(e, d, i))
+            now = sets.get(d, iterations(self.trips[d]))
+            sets[d] = tuple(i for i in now if evaluate(e, {d: i}))
         then = [Pred("in", d, its) for d, its in sorted(sets.items())]
         if len(then) > 1 and s.orelse:
             self.error(f"the else of `if {ast.unparse(test)}` around stream operations or "
                        "tensor writes would run where either part fails, on two loops; nest "
                        "the ifs (`if i == 0:` then `if k > 0:`), each with its own else", s)
-        other = [Pred("in", p.depth, tuple(i for i in _iterations(self.trips[p.depth])
+        other = [Pred("in", p.depth, tuple(i for i in iterations(self.trips[p.depth])
                                            if i not in p.value)) for p in then[:1]]
         return then, other
 
@@ -144,7 +145,7 @@ class BranchLowerer:
         saved = list(self.trips)
         kept = []
         for p in preds:
-            now = _iterations(self.trips[p.depth])
+            now = iterations(self.trips[p.depth])
             if p.kind == "in" and set(now) <= set(p.value):
                 continue
             kept.append(p)
@@ -188,19 +189,3 @@ class BranchLowerer:
             return Assign(item.var, pick(item.value, VarRef(item.var)), item.pred, item.loc)
         keep = ArrayRead(item.array, item.index, loc=item.loc)
         return ArrayWrite(item.array, item.index, pick(item.value, keep), item.pred, item.loc)
-
-
-def _iterations(trip):
-    """The iterations of a loop: a count, or a ``range`` (cut by an enclosing predicate)."""
-    return trip if isinstance(trip, range) else range(trip)
-
-
-def _value(e, d, i):
-    """Integer expression ``e`` of constants and the loop index at depth ``d``, at ``i``."""
-    if isinstance(e, Const):
-        return e.value
-    if isinstance(e, LoopIndex):
-        return i
-    if isinstance(e, Neg):
-        return -_value(e.operand, d, i)
-    return BINARY[e.op](_value(e.lhs, d, i), _value(e.rhs, d, i))

@@ -12,6 +12,7 @@ hold what the producer puts before the consumer gets it (the declared depth plus
 of one folded iteration ahead), so the folded program computes what the virtual one does.
 """
 import itertools
+import math
 from dataclasses import dataclass, field
 
 from ..errors import HwgenError
@@ -47,8 +48,14 @@ def bundle(task, axis, factor):
                      "body, which hwgen compiles instead of running")
 
 
+def iterations(trip):
+    """The iterations of a loop: a count, or a ``range`` (cut by an enclosing predicate)."""
+    return trip if isinstance(trip, range) else range(trip)
+
+
 def evaluate(e, idx):
-    """Integer expression ``e`` of constants and loop indices, at loop indices ``idx``."""
+    """Integer expression ``e`` of constants and loop indices, at loop indices ``idx`` (by
+    depth: a tuple, or a dict of the depths ``e`` uses)."""
     if isinstance(e, Const):
         return e.value
     if isinstance(e, LoopIndex):
@@ -62,7 +69,8 @@ def physical_grids(parser, tasks, tensors):
     """Task name -> the grid it is built on: its own, divided by the region's
     ``hwgen.bundle(task, axis=a, factor=f)`` statements, or the one a PE array folds it onto
     (``parser.folds``, from ``mapping.fold_onto``)."""
-    grids = {fn.name: parser.task_spec(fn, tensors)[0] for fn in tasks}
+    written = {fn.name: parser.task_spec(fn, tensors)[0] for fn in tasks}
+    grids = dict(written)
     for node in parser.bundles:
         call = node.value
         args = dict(zip(("task", "axis", "factor"), call.args))
@@ -84,8 +92,7 @@ def physical_grids(parser, tasks, tensors):
         grid[axis] //= factor
         grids[task] = tuple(grid)
     for fn in tasks:
-        phys = tuple(parser.folds.get(fn.name, grids[fn.name]))
-        grid = parser.task_spec(fn, tensors)[0]
+        phys, grid = tuple(parser.folds.get(fn.name, grids[fn.name])), written[fn.name]
         if len(phys) != len(grid) or any(not isinstance(p, int) or not 1 <= p <= g
                                           for p, g in zip(phys, grid)):
             parser.error(f"task '{fn.name}' on grid {list(grid)} cannot be folded onto "
@@ -191,9 +198,7 @@ def _windows(inst, provs, state, verb):
     nf = state.depths.get(inst.name, 0)
     for seg in inst.segments:
         trips = seg.trips
-        inner = 1
-        for t in trips[nf:]:
-            inner *= t
+        inner = math.prod(trips[nf:])
         ops = [(s, chan) for s in seg.body for op, chan, _ in stream_ops(s)
                if chan in provs and op.value == verb]
         for k, n in enumerate(itertools.product(*(range(t) for t in trips[:nf]))):

@@ -206,11 +206,12 @@ class _RegionParser:
         if not tasks:
             self.error(f"region '{self.region.name}' has no @hwgen.task", self.node)
         grids = physical_grids(self, tasks, tensors)
-        if any(grids[fn.name] != self.task_spec(fn, tensors)[0] for fn in tasks):
+        specs = {fn.name: self.task_spec(fn, tensors) for fn in tasks}
+        if any(grids[name] != spec[0] for name, spec in specs.items()):
             self.fold = FoldState()
         for fn in tasks:
-            grid, visible = self.task_spec(fn, tensors)
-            virtual, grid = grid, grids[fn.name]
+            virtual, visible = specs[fn.name]
+            grid = grids[fn.name]
             if grid != virtual:
                 self.fold.folds[fn.name] = (virtual, grid)
             for pid in itertools.product(*(range(g) for g in grid)):

@@ -6,7 +6,7 @@ import itertools
 
 from ..ir.graph import BinOp, Channel, Const, LoopIndex, Neg, subexprs
 from ..ir.types import StreamType
-from .fold import StreamUse, evaluate
+from .fold import StreamUse, evaluate, iterations
 
 
 class StreamLowerer:
@@ -53,8 +53,7 @@ class StreamLowerer:
 
     def fold_iterations(self, d):
         """The iterations of fold loop ``d`` that the enclosing branches allow."""
-        trip = self.trips[d]
-        its = trip if isinstance(trip, range) else range(trip)
+        its = iterations(self.trips[d])
         return [i for i in its if all(p.allows(d, i, its.stop) for p in self.context)]
 
     def virtual_pid(self, n):
