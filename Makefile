@@ -28,7 +28,7 @@ SEEDS   ?= 1
 MEASUREARG = $(if $(or $(filter-out 0 no false,$(MEASURE)),$(CLUSTER)),--measure --seeds $(SEEDS)) \
 	$(if $(CLUSTER),--cluster $(CLUSTER))
 
-.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph dse layers bench clean iverilog formal campaign run allo
+.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph fusion dse layers bench clean iverilog formal campaign run allo
 
 all: demo
 
@@ -97,6 +97,13 @@ run: setup
 
 graph: setup
 	$(HWGEN) graph "$(DESIGN)" --params "$(PARAMS)" $(if $(OUT),--out $(OUT)/graph.svg) $(DSEARG)
+
+# Fuse or materialise each producer-consumer pair within BRAMS block RAMs (default: the
+# DEVICE's); SIM on the command line also simulates each stage the design is cut into.
+BRAMS ?=
+fusion: setup
+	$(HWGEN) fusion "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) \
+	  $(if $(BRAMS),--brams $(BRAMS)) $(if $(filter command line,$(origin SIM)),--sim $(SIM)) $(DSEARG)
 
 # The Rubick-style exploration of a tensor expression: Pareto table and plot in build/dse.
 dse: setup

@@ -1,10 +1,12 @@
-"""hwgen's command line: check, build, sim, timing, bitstream, graph, dse, layers and demo
-(the Makefile calls these; ``cli_args`` declares their arguments)."""
+"""hwgen's command line: check, build, sim, timing, bitstream, graph, fusion, demo (and, from
+``cli_explore``, dse and layers); the Makefile calls these, ``cli_args`` declares their
+arguments."""
 import os
 import sys
 import time
 
-from .cli_args import DEFAULT_ARRAY, array_size, parser
+from .cli_args import parser
+from .cli_explore import array_option, cmd_dse, cmd_layers, exploration  # noqa: F401
 from .errors import HwgenError
 
 
@@ -16,26 +18,6 @@ def _out_dir(args):
         return os.path.join("build", f"dse_{point}")
     name = os.path.splitext(os.path.basename(args.design))[0]
     return os.path.join("build", name)
-
-
-def _array(text):
-    try:
-        return array_size(text)
-    except ValueError as e:
-        raise HwgenError(str(e)) from None
-
-
-def _exploration(args, progress=False):
-    from .dataflow.expr import parse_expr
-    from .dataflow.explore import explore
-    expr = parse_expr(args.expr)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        def bar(items):
-            return tqdm(items, desc="costing points", unit="point", leave=False)
-    return explore(expr, args.sizes, _array(args.array or DEFAULT_ARRAY), progress=bar)
 
 
 def _lanes(args):
@@ -57,14 +39,14 @@ def _design(args):
         if args.params:
             raise HwgenError("a dse: design takes its sizes from --sizes (make ... SIZES=...), "
                              "not --params")
-        result = _exploration(args)
+        result = exploration(args)
         return (generate(result.find(args.design[4:]).design),
                 lambda **inputs: reference(result.expr, result.sizes, inputs), None, None)
     from .check.reference import declared
     from .pipeline import describe_folds, load_design, load_module, parse_params
     params = parse_params(args.params)
     module = load_module(args.design)
-    graph = load_design(args.design, params, module, args.array and _array(args.array))
+    graph = load_design(args.design, params, module, args.array and array_option(args.array))
     print("\n".join(describe_folds(graph)), file=sys.stderr, end="\n" if graph.folds else "")
     return (graph, getattr(module, "reference", None)) + declared(module)
 
@@ -164,9 +146,8 @@ def cmd_check(args):
 
 
 def cmd_sim(args):
-    from .flow.simulate import SIMULATORS, make_vectors, simulate, summary
-    if args.sim not in SIMULATORS + ("auto",):
-        raise HwgenError(f"unknown simulator {args.sim!r}; use auto, {', '.join(SIMULATORS)}")
+    from .flow.simulate import make_vectors, simulate, summary
+    _check_simulator(args.sim)
     steps = _Steps(4)
     graph, reference, tolerance, input_range = _design(args)
     if reference is None:
@@ -187,8 +168,19 @@ def cmd_sim(args):
     steps("done")
     for line in summary(result):
         print(line)
-    ok = not result["failed"] and result["tests"] and all(r["pass"] for r in result["tests"].values())
-    return 0 if ok else 1
+    return 0 if _passed(result) else 1
+
+
+def _check_simulator(name):
+    from .flow.simulate import SIMULATORS
+    if name not in SIMULATORS + ("auto",):
+        raise HwgenError(f"unknown simulator {name!r}; use auto, {', '.join(SIMULATORS)}")
+
+
+def _passed(result):
+    """Whether a ``flow.simulate`` run ran its tests and all passed."""
+    return bool(not result["failed"] and result["tests"]
+                and all(r["pass"] for r in result["tests"].values()))
 
 
 def _print_timing(t):
@@ -247,56 +239,31 @@ def cmd_graph(args):
     return 0
 
 
-def cmd_dse(args):
-    from .dataflow import report
-    result = _exploration(args, progress=args.point is None)
-    out = args.out or os.path.join("build", "dse")
-    os.makedirs(out, exist_ok=True)
-    if args.point is not None:
-        for line in report.details(result.find(args.point)):
-            print(line)
-        return 0
-    for line in report.summary(result):
-        print(line)
-    print()
-    print(report.table(result.front))
-    with open(os.path.join(out, "front.md"), "w") as f:
-        f.write("\n".join(report.summary(result)) + "\n\n## Pareto front\n\n"
-                + report.table(result.front) + "\n\n## All points\n\n"
-                + report.table(result.points) + "\n")
-    plot = report.plot(result, os.path.join(out, "front.png"))
-    print(f"\nwrote {os.path.join(out, 'front.md')} (every point) and {plot}")
-    best = result.front[0] if result.front else None
-    if best is not None:
-        print(f"build one: make sim DESIGN=dse:{best.id} EXPR=\"{args.expr}\" "
-              f"SIZES=\"{args.sizes}\" ARRAY={args.array}")
-    return _measure(args, result, out) if args.measure or args.cluster else 0
-
-
-def _measure(args, result, out):
-    """``dse --measure``: place and route the Pareto front; the model against nextpnr."""
-    from .dataflow.generate import generate
-    from .flow.measure import measure_front
-    points = [{"id": p.id, "map": p.design.spacetime_text(), "model": {
-        "cycles": p.cost.cycles, "latency": p.cost.latency, **p.cost.resources},
-        "array": "x".join(map(str, p.design.array)), "graph": generate(p.design)}
-        for p in result.front]
-    text, _, ok = measure_front(points, out, seeds=args.seeds, cluster=args.cluster,
-                                workers=args.workers)
-    print(f"\n{text}\n\nwrote {os.path.join(out, 'measured.md')}")
+def cmd_fusion(args):
+    from .check.reference import reference_cases
+    from .flow.simulate import simulate, summary
+    from .mapping.fusion import fused_stages, fusion_decisions, report
+    from .mapping.materialise import run_stages
+    if args.sim is not None:
+        _check_simulator(args.sim)
+    graph, reference, tolerance, input_range = _design(args)
+    decisions = fusion_decisions(graph, args.brams, args.device)
+    stages = fused_stages(graph, decisions)
+    print("\n".join(report(graph, decisions, stages)))
+    ok = True
+    if reference is not None and len(stages) > 1:
+        cases = reference_cases(graph, 2, args.seed, input_range)
+        outputs = [{t.name: run_stages(stages, inputs)[t.name] for t in graph.outputs}
+                   for _, inputs in cases]
+        ok = _check_reference(graph, reference, cases, "4 problems (all-minimum, "
+                              "all-maximum, 2 random) with the stages run one after another",
+                              outputs, tolerance)
+    for stage in stages if args.sim else ():
+        result = simulate(stage, os.path.join(_out_dir(args), stage.name), sim=args.sim,
+                          problems=args.problems, seed=args.seed, device=args.device)
+        print("\n".join(summary(result)))
+        ok = ok and _passed(result)
     return 0 if ok else 1
-
-
-def cmd_layers(args):
-    from tqdm import tqdm
-    from .dataflow.layers import evaluate, format_rows
-    array = _array(args.array)
-    for table in args.tables:
-        rows = evaluate(table, array, progress=lambda xs: tqdm(xs, desc=table, leave=False))
-        print(f"## {table} on a {'x'.join(map(str, array))} array\n")
-        print(format_rows(rows))
-        print()
-    return 0
 
 
 def cmd_demo(args):

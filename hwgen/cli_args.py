@@ -140,6 +140,26 @@ def _add_inspection_commands(sub):
                    help="PE array (default 12x12, fits the 156 DSPs of an ECP5-85k)")
 
 
+def _add_fusion_command(sub):
+    """`fusion`: which producer-consumer pairs to fuse, by the cost model."""
+    p = _add_design_options(sub.add_parser(
+        "fusion", help="decide, pair by pair of tasks, whether to keep the intermediate on "
+        "chip (fuse) or send it through the host (materialise), within a block RAM budget",
+        description="For every producer-consumer pair of tasks print the live intermediate "
+        "tile, its block RAMs doubled for ping-pong buffering against the budget, and the "
+        "cycles per problem fused and materialised (the schedule's, exact); fuse only when "
+        "the tile fits and fusing is no slower. Pairs not fused cut the design into stages "
+        "that run one after another; their interpreter is checked against reference(), and "
+        "--sim simulates each stage's hardware."))
+    p.add_argument("--brams", type=int, default=None, help="block RAM budget (default: the "
+                   "device's, 208 on ecp5-85k)")
+    p.add_argument("--device", default="ecp5-85k", help="ecp5-85k (default) or ice40-up5k")
+    p.add_argument("--sim", default=None, help="also simulate each stage: auto, verilator or "
+                   "icarus")
+    p.add_argument("--problems", type=int, default=3, help="problems per simulation")
+    p.add_argument("--seed", type=int, default=0, help="random seed for the data")
+
+
 def _add_campaign_command(sub):
     """`campaign`: random programs and exploration points against the golden model."""
     p = sub.add_parser(
@@ -176,6 +196,7 @@ def parser():
     _add_flow_commands(sub)
     _add_run_command(sub)
     _add_inspection_commands(sub)
+    _add_fusion_command(sub)
     p = sub.add_parser("formal", help="SymbiYosys proofs of the stream parts (FIFO links, host "
                        "ports of small generated tops), then each with a fault injected on "
                        "purpose, which its proof must catch with a counterexample trace (VCD)")

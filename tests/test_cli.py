@@ -28,6 +28,9 @@ def test_build_writes_verilog(tmp_path, capsys):
     (["sim", example("gemm_os"), "--params", "M=2 N=2 K=2", "--sim", "vcs"], "unknown simulator"),
     (["check", example("gemm_os"), "--problems", "-1"], "--problems must be 0 or more"),
     (["build", example("gemm_os"), "--device", "xc7"], "unknown DEVICE"),
+    (["fusion", example("mlp_pipeline"), "--brams", "-1"], "0 or more"),
+    (["fusion", example("mlp_pipeline"), "--device", "xc7"], "unknown device"),
+    (["fusion", example("mlp_pipeline"), "--sim", "vcs"], "unknown simulator"),
 ])
 def test_bad_input_is_a_clear_error(tmp_path, capsys, argv, words):
     assert main(argv + ["--out", str(tmp_path)]) == 2
@@ -38,7 +41,7 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys, argv, words):
 def test_help_explains_the_commands():
     out = subprocess.run([sys.executable, "-m", "hwgen.cli", "--help"], capture_output=True,
                          text=True).stdout
-    for cmd in ("build", "sim", "timing", "bitstream", "demo"):
+    for cmd in ("build", "sim", "timing", "bitstream", "demo", "fusion", "dse"):
         assert cmd in out
 
 
@@ -117,3 +120,16 @@ def test_array_folds_a_program_and_says_so(capsys):
     assert main(["check", path, "--array", "0x4"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ARRAY must look like 4x4") and "Traceback" not in err, err
+
+
+def test_fusion_prints_each_pair_and_checks_and_simulates_the_stages(tmp_path, capsys):
+    """With 2 block RAMs the MLP's buffers do not fit fused: each layer runs as its own
+    design, checked against reference() and simulated on Icarus."""
+    assert main(["fusion", example("mlp_pipeline"), "--brams", "2", "--sim", "icarus",
+                 "--problems", "2", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "layer1 -> layer2 (stream h1: 16 elements per problem)" in out
+    assert "-> materialise: fused, the design would need" in out
+    assert "runs as 3 designs one after another" in out
+    assert "PASS mlp_pipeline" in out and "with the stages run one after another" in out
+    assert out.count("PASS mlp_pipeline_stage") == 6        # 3 stages x 2 testbenches

@@ -1,6 +1,6 @@
 """Two int8 GEMM layers with ReLU and requantization between them, as a chain of tasks:
-Y = q(relu(X @ W1)) @ W2, where q(v) = min(v >> SHIFT, 127) brings the int32 activation back
-to int8.
+Y = q(relu(X @ W1)) @ W2, where q(v) = clamp(v >> SHIFT, 0, 127) brings the int32 activation
+back to int8.
 
 The first GEMM puts each element of H = X @ W1 on a stream as soon as its sum is done; ReLU and
 requantization each take one element, transform it and pass it on; the second GEMM collects the
@@ -44,7 +44,7 @@ def build(M: int = 8, K: int = 8, N: int = 8, P: int = 8):
         def requantize():
             for e in range(M * N):
                 v: int32 = r.get()
-                q.put(min(v >> SHIFT, 127))
+                q.put(min(max(v >> SHIFT, 0), 127))
 
         @hwgen.task
         def gemm2():

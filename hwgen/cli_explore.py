@@ -1,0 +1,78 @@
+"""hwgen's exploration commands: dse (the dataflows of a tensor expression, their Pareto front
+and its measurement) and layers (VGG-16 and ResNet-50 layers on a PE array)."""
+import os
+
+from .cli_args import DEFAULT_ARRAY, array_size
+from .errors import HwgenError
+
+
+def array_option(text):
+    try:
+        return array_size(text)
+    except ValueError as e:
+        raise HwgenError(str(e)) from None
+
+
+def exploration(args, progress=False):
+    from .dataflow.expr import parse_expr
+    from .dataflow.explore import explore
+    expr = parse_expr(args.expr)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        def bar(items):
+            return tqdm(items, desc="costing points", unit="point", leave=False)
+    return explore(expr, args.sizes, array_option(args.array or DEFAULT_ARRAY), progress=bar)
+
+
+def cmd_dse(args):
+    from .dataflow import report
+    result = exploration(args, progress=args.point is None)
+    out = args.out or os.path.join("build", "dse")
+    os.makedirs(out, exist_ok=True)
+    if args.point is not None:
+        for line in report.details(result.find(args.point)):
+            print(line)
+        return 0
+    for line in report.summary(result):
+        print(line)
+    print()
+    print(report.table(result.front))
+    with open(os.path.join(out, "front.md"), "w") as f:
+        f.write("\n".join(report.summary(result)) + "\n\n## Pareto front\n\n"
+                + report.table(result.front) + "\n\n## All points\n\n"
+                + report.table(result.points) + "\n")
+    plot = report.plot(result, os.path.join(out, "front.png"))
+    print(f"\nwrote {os.path.join(out, 'front.md')} (every point) and {plot}")
+    best = result.front[0] if result.front else None
+    if best is not None:
+        print(f"build one: make sim DESIGN=dse:{best.id} EXPR=\"{args.expr}\" "
+              f"SIZES=\"{args.sizes}\" ARRAY={args.array}")
+    return _measure(args, result, out) if args.measure or args.cluster else 0
+
+
+def _measure(args, result, out):
+    """``dse --measure``: place and route the Pareto front; the model against nextpnr."""
+    from .dataflow.generate import generate
+    from .flow.measure import measure_front
+    points = [{"id": p.id, "map": p.design.spacetime_text(), "model": {
+        "cycles": p.cost.cycles, "latency": p.cost.latency, **p.cost.resources},
+        "array": "x".join(map(str, p.design.array)), "graph": generate(p.design)}
+        for p in result.front]
+    text, _, ok = measure_front(points, out, seeds=args.seeds, cluster=args.cluster,
+                                workers=args.workers)
+    print(f"\n{text}\n\nwrote {os.path.join(out, 'measured.md')}")
+    return 0 if ok else 1
+
+
+def cmd_layers(args):
+    from tqdm import tqdm
+    from .dataflow.layers import evaluate, format_rows
+    array = array_option(args.array)
+    for table in args.tables:
+        rows = evaluate(table, array, progress=lambda xs: tqdm(xs, desc=table, leave=False))
+        print(f"## {table} on a {'x'.join(map(str, array))} array\n")
+        print(format_rows(rows))
+        print()
+    return 0
