@@ -17,8 +17,10 @@ SIZES   ?= i=8 j=8 k=32
 ARRAY   ?= 4x4
 DSE     := --expr "$(EXPR)" --sizes "$(SIZES)" --array $(ARRAY)
 # Exploration flags reach a design command only when DESIGN is a point of one (dse:...); for a
-# program, ARRAY given on the command line folds its task grids onto that PE array.
-DSEARG   = $(if $(filter dse:%,$(DESIGN)),$(DSE),$(if $(filter command line,$(origin ARRAY)),--array $(ARRAY)))
+# program, ARRAY given on the command line folds its task grids onto that PE array, and budgets
+# PES, DSPS, BRAMS fold them onto the fastest array shape within them (docs/mapping.md).
+BUDGET   = $(if $(PES),--pes $(PES)) $(if $(DSPS),--dsps $(DSPS)) $(if $(BRAMS),--brams $(BRAMS))
+DSEARG   = $(if $(filter dse:%,$(DESIGN)),$(DSE),$(if $(filter command line,$(origin ARRAY)),--array $(ARRAY)) $(BUDGET))
 JOBS    ?= 2
 # make dse MEASURE=1: place and route the Pareto front (nextpnr SEEDS), on a local pool or the
 # Dask scheduler at CLUSTER=tcp://host:port.
@@ -100,10 +102,9 @@ graph: setup
 
 # Fuse or materialise each producer-consumer pair within BRAMS block RAMs (default: the
 # DEVICE's); SIM on the command line also simulates each stage the design is cut into.
-BRAMS ?=
 fusion: setup
 	$(HWGEN) fusion "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) \
-	  $(if $(BRAMS),--brams $(BRAMS)) $(if $(filter command line,$(origin SIM)),--sim $(SIM)) $(DSEARG)
+	  $(if $(filter command line,$(origin SIM)),--sim $(SIM)) $(DSEARG)
 
 # The Rubick-style exploration of a tensor expression: Pareto table and plot in build/dse.
 dse: setup

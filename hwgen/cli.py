@@ -46,9 +46,25 @@ def _design(args):
     from .pipeline import describe_folds, load_design, load_module, parse_params
     params = parse_params(args.params)
     module = load_module(args.design)
-    graph = load_design(args.design, params, module, args.array and array_option(args.array))
-    print("\n".join(describe_folds(graph)), file=sys.stderr, end="\n" if graph.folds else "")
+    graph = load_design(args.design, params, module, args.array and array_option(args.array),
+                        _budget(args))
+    lines = describe_folds(graph)
+    print("\n".join(lines), file=sys.stderr, end="\n" if lines else "")
     return (graph, getattr(module, "reference", None)) + declared(module)
+
+
+def _budget(args):
+    """--pes/--dsps/--brams: None when none is given, else each, the device's by default."""
+    from .flow.fit import CAPACITY
+    given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams")}
+    if all(v is None for v in given.values()):
+        return None
+    have = CAPACITY.get(getattr(args, "device", None) or "ecp5-85k", CAPACITY["ecp5-85k"])
+    def pick(name, default):
+        return default if given[name] is None else given[name]
+    dsps = pick("dsps", have["DSP"])
+    return {"pes": pick("pes", dsps), "dsps": dsps,
+            "brams": pick("brams", have["BRAM bits"] // 18432)}
 
 
 def _graph(args):

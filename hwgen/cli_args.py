@@ -48,6 +48,11 @@ def _add_design_options(p):
     p.add_argument("--out", default=None, help="output folder (default build/<design>)")
     p.add_argument("--lanes", default="auto", help="elements per host beat: 'auto' (enough "
                    "to keep up with compute, per port) or one number for every port")
+    for flag, what in (("pes", "PEs"), ("dsps", "DSP blocks"), ("brams", "block RAMs")):
+        p.add_argument(f"--{flag}", type=int, default=None, help=f"a budget of {what}: fold "
+                       "the task grids onto the array shape the schedule finds fastest within "
+                       "it, printing the rejected shapes (any budget not given: the "
+                       "device's; none given: the grid is built as written)")
     return p
 
 
@@ -151,8 +156,6 @@ def _add_fusion_command(sub):
         "the tile fits and fusing is no slower. Pairs not fused cut the design into stages "
         "that run one after another; their interpreter is checked against reference(), and "
         "--sim simulates each stage's hardware."))
-    p.add_argument("--brams", type=int, default=None, help="block RAM budget (default: the "
-                   "device's, 208 on ecp5-85k)")
     p.add_argument("--device", default="ecp5-85k", help="ecp5-85k (default) or ice40-up5k")
     p.add_argument("--sim", default=None, help="also simulate each stage: auto, verilator or "
                    "icarus")

@@ -9,6 +9,7 @@ from .check import check
 from .errors import HwgenError
 from .lang.frontend import Region
 from .mapping import fold_onto
+from .mapping.search import search
 
 
 def parse_params(text):
@@ -52,17 +53,20 @@ def _user_error(exc, path):
 
 
 def describe_folds(graph):
-    """One line per task ``load_design`` folded onto a PE array."""
-    return [f"folding task {task} from grid {list(virtual)} onto {list(phys)}: each PE runs "
+    """What ``load_design`` folded: the search's report under a budget, then one line per
+    task folded onto a PE array."""
+    return graph.search + [f"folding task {task} from grid {list(virtual)} onto {list(phys)}: each PE runs "
             f"up to {math.prod(-(-v // p) for v, p in zip(virtual, phys))} grid positions in "
             "turn" for task, (virtual, phys) in graph.folds.items()]
 
 
-def load_design(path, params=None, module=None, array=None):
+def load_design(path, params=None, module=None, array=None, budget=None):
     """The checked task graph of the design in ``path`` at ``params`` (missing ones default);
     ``module``: the file already loaded by ``load_module``, so that it runs only once;
     ``array``: a PE array budget (``(rows, cols)``) that task grids larger than it fold onto
-    (``mapping.fold_onto``; the graph's ``folds`` say which)."""
+    (``mapping.fold_onto``; the graph's ``folds`` say which); ``budget``: PEs, DSP blocks and
+    block RAMs (``{"pes": 64, "dsps": 64, "brams": None}``) the grids fold within, choosing
+    the array shape by the schedule's cycles (``mapping.search``; ``array`` bounds it)."""
     module = module or load_module(path)
     build = getattr(module, "build", None)
     if build is None:
@@ -92,6 +96,11 @@ def load_design(path, params=None, module=None, array=None):
         raise _user_error(e, path) from None
     if not isinstance(region, Region):
         raise HwgenError(f"build() in {path} must return a @hwgen.region, got {region!r}")
+    if budget:
+        graph, report = search(region.task_grids(), lambda f: check(region.graph(full, fold=f)),
+                               array=array, **budget)
+        graph.search = report
+        return graph
     if array is None:
         return check(region.graph(full))
     return check(region.graph(full, fold=fold_onto(region.task_grids(), array)))

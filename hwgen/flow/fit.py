@@ -3,8 +3,7 @@ into elaboration, Verilog and place-and-route: multipliers against DSP blocks, o
 bits against block RAM."""
 import math
 
-from ..ir.graph import stmt_exprs
-from ..schedule.levels import is_runtime_product
+from ..schedule import levels
 
 # What the devices offer: DSP blocks (ECP5 MULT18X18D, iCE40 SB_MAC16) and block RAM bits
 # (ECP5 DP16KD 18 kbit, iCE40 EBR 4 kbit).
@@ -14,8 +13,7 @@ CAPACITY = {"ecp5-85k": {"DSP": 156, "BRAM bits": 208 * 18432},
 
 def multipliers(graph):
     """Multiplies of two run-time values, over every task instance (one DSP block each)."""
-    return sum(1 for inst in graph.instances.values() for seg in inst.segments
-               for stmt in seg.body for e in stmt_exprs(stmt) if is_runtime_product(e))
+    return sum(levels.multipliers(inst) for inst in graph.instances.values())
 
 
 def buffer_bits(graph):

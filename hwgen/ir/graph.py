@@ -284,6 +284,7 @@ class Graph:
     loc: tuple = None
     warnings: list = field(default_factory=list)   # HwgenWarning messages from the checks
     folds: dict = field(default_factory=dict)      # task -> (virtual grid, physical grid)
+    search: list = field(default_factory=list)     # how mapping.search chose the folds
 
     @property
     def inputs(self):

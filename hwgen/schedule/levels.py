@@ -97,6 +97,12 @@ def is_runtime_product(e):
         not isinstance(e.lhs, Const) and not isinstance(e.rhs, Const)
 
 
+def multipliers(inst):
+    """Multiplies of two run-time values in an instance's body: one DSP block each."""
+    return sum(1 for seg in inst.segments for stmt in seg.body for e in stmt_exprs(stmt)
+               if is_runtime_product(e))
+
+
 class Levels:
     """Pipeline levels of one instance.
 

@@ -1,0 +1,163 @@
+"""Folding to a budget: the PE array shape a program's task grids fold onto, searched under
+budgets of PEs, DSP blocks and block RAMs, with the cycle model of the schedule.
+
+Each candidate is an array shape ``(P, Q)`` that ``fold_onto`` folds every grid onto; on each
+axis only the sizes where one PE fewer would cost a turn more are worth trying (``ceil(V/t)``
+for ``t`` turns). One lowering on a single PE gives each task's multipliers per instance (DSPs
+are exact for every candidate) and the cycles of one turn; a candidate's compute is then that
+times its turns. The fastest candidates by that model are lowered and scheduled exactly; among
+those at the best exact interval the one with the fewest DSP blocks wins, since a design bound
+by its host ports gains nothing from more PEs.
+"""
+import math
+from dataclasses import dataclass, field
+
+from ..errors import HwgenError
+from ..schedule import plan
+from ..schedule.levels import multipliers
+from .fold import fold_onto
+from .fusion import buffer_blocks
+
+EXACT = 5           # candidates lowered and scheduled exactly besides the fastest
+FLAGS = {"DSP": "dsps", "block RAM": "brams", "PE": "pes"}
+
+
+@dataclass
+class Candidate:
+    """One array shape and what folding onto it costs."""
+    array: tuple
+    folds: dict             # task -> physical grid (tasks that fold)
+    pes: int                # task instances
+    dsps: int
+    turns: int              # grid positions the busiest PE runs in turn
+    cycles: int             # cycles per problem: the model's, or the schedule's when exact
+    exact: bool = False
+    graph: object = field(default=None, repr=False)
+    why: str = ""
+
+    def line(self):
+        shape = "x".join(map(str, self.array))
+        how = "exact" if self.exact else "model"
+        return (f"{shape:>7}: {self.pes} PE{'s' * (self.pes != 1)}, {self.dsps} DSP, "
+                f"{self.turns} turn{'s' * (self.turns != 1)}, "
+                f"{self.cycles} cycles per problem ({how})" + (f"; {self.why}" if self.why else ""))
+
+
+def search(grids, lower, pes=None, dsps=None, brams=None, array=None):
+    """The checked graph of the best fold of task ``grids`` (task -> grid) within the budgets
+    (``None``: no limit; PEs default to the DSP budget), and the report: the chosen shape, then
+    the rejected alternatives with their costs. ``lower(folds)`` lowers and checks the program
+    with those folds; ``array`` bounds the shape too."""
+    for name, value in (("DSP", dsps), ("block RAM", brams), ("PE", pes)):
+        if value is not None and (not isinstance(value, int) or value < (name != "block RAM")):
+            raise HwgenError(f"the {name} budget must be a whole number, at least "
+                             f"{int(name != 'block RAM')} (e.g. "
+                             f"--{FLAGS[name]} 16), got {value!r}")
+    pes = pes or dsps
+    folded = {t: g for t, g in grids.items() if len(g) and math.prod(g) > 1}
+    if not folded:
+        graph = lower({})
+        return graph, ["nothing to fold: no task runs on a grid of more than one instance"]
+    one = _candidate(grids, (1,) * min(2, max(map(len, folded.values()))))
+    base = lower(one.folds)
+    per_pe = {}
+    for inst in base.instances.values():
+        per_pe[inst.task] = max(per_pe.get(inst.task, 0), multipliers(inst))
+    per_turn = plan(base).schedule.compute_cycles / one.turns
+    cands = []
+    for shape in _shapes(folded, pes, array):
+        c = _candidate(grids, shape)
+        if c.folds not in [o.folds for o in cands]:
+            c.dsps = sum(per_pe.get(t, 0) * _instances(grids, c.folds, t) for t in grids)
+            c.cycles = math.ceil(per_turn * c.turns)
+            cands.append(c)
+    fits = [c for c in cands if dsps is None or c.dsps <= dsps]
+    for c in cands:
+        if c not in fits:
+            c.why = f"over the DSP budget of {dsps}"
+    if not fits:
+        raise HwgenError(f"no fold fits {dsps} DSP blocks: the smallest takes "
+                         f"{min(c.dsps for c in cands)}")
+    fits.sort(key=lambda c: (c.cycles, c.dsps, _skew(c)))
+    best = _exact(fits[0], lower)
+    # Fewer DSP blocks for the same cycles: the model's compute is a lower bound, so only
+    # shapes it puts at or below the best exact interval can tie; one per (DSPs, turns), the
+    # squarest.
+    tried = {(best.dsps, best.turns)}
+    for c in sorted(fits[1:], key=lambda c: (c.dsps, c.cycles, _skew(c))):
+        if c.cycles <= best.cycles and (c.dsps, c.turns) not in tried and len(tried) <= EXACT:
+            tried.add((c.dsps, c.turns))
+            _exact(c, lower)
+    chosen = min((c for c in fits if c.exact), key=lambda c: (c.cycles, c.dsps, c.pes))
+    for c in fits:
+        if c is chosen:
+            continue
+        if c.cycles > chosen.cycles:
+            c.why = "slower"
+        elif c.exact:
+            c.why = "as fast, more DSP blocks"
+        elif (c.dsps, c.turns) in tried:
+            c.why = "not scheduled: the same PEs and turns as a squarer shape"
+        else:
+            c.why = (f"not scheduled: {c.dsps} DSP blocks, where {chosen.dsps} reach the "
+                     "best interval")
+    return chosen.graph, _report(chosen, cands, brams)
+
+
+def _skew(c):
+    """How far from square a shape is (square arrays keep streams short)."""
+    return max(c.array) - min(c.array)
+
+
+def _exact(c, lower):
+    """``c`` lowered and scheduled: its exact cycles per problem."""
+    c.graph = lower(c.folds)
+    c.cycles, c.exact = plan(c.graph).interval_cycles, True
+    return c
+
+
+def _report(chosen, cands, brams, show=8):
+    """The chosen shape, the ``show`` best rejected ones with their costs, and how many more."""
+    rejected = sorted((c for c in cands if c is not chosen),
+                      key=lambda c: (not c.exact, c.cycles, c.dsps))
+    lines = [f"searched {len(cands)} array shapes under the budget; chosen "
+             + chosen.line().strip()]
+    lines += ["  rejected " + c.line().strip() for c in rejected[:show]]
+    if len(rejected) > show:
+        lines.append(f"  and {len(rejected) - show} more shapes, slower by the model or over "
+                     "the budget")
+    need = buffer_blocks(chosen.graph)
+    if brams is not None and need > brams:
+        lines.append(f"warning: the tensors' buffers take about {need} block RAMs, over the "
+                     f"budget of {brams}; folding does not shrink them (tiling would)")
+    return lines
+
+
+def _candidate(grids, shape):
+    folds = fold_onto(grids, shape)
+    turns = max([math.prod(-(-v // p) for v, p in zip(grids[t], phys))
+                 for t, phys in folds.items()] or [1])
+    return Candidate(tuple(shape), folds, sum(_instances(grids, folds, t) for t in grids), 0,
+                     turns, 0)
+
+
+def _instances(grids, folds, task):
+    return math.prod(folds.get(task, grids[task]))
+
+
+def _shapes(folded, pes, array):
+    """Array shapes worth trying: per axis the sizes ``ceil(V/t)`` of the largest grid (one
+    fewer PE would cost a turn more), within ``pes`` PEs and the ``array``."""
+    grid = max(folded.values(), key=math.prod)
+    limits = tuple(array) if array else (None, None)
+    if len(grid) == 1 or len(limits) == 1:
+        cap = min(x for x in (pes, math.prod(limits) if array else None, math.prod(grid))
+                  if x is not None)
+        return [(n,) for n in _sizes(math.prod(grid) if len(grid) == 1 else grid[0], cap)]
+    axes = [_sizes(v, min(x for x in (lim, pes, v) if x is not None))
+            for v, lim in zip(grid, limits)]
+    return [(p, q) for p in axes[0] for q in axes[1] if pes is None or p * q <= pes]
+
+
+def _sizes(v, cap):
+    return sorted({-(-v // t) for t in range(1, v + 1)} & set(range(1, cap + 1)))
