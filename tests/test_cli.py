@@ -28,9 +28,10 @@ def test_build_writes_verilog(tmp_path, capsys):
     (["sim", example("gemm_os"), "--params", "M=2 N=2 K=2", "--sim", "vcs"], "unknown simulator"),
     (["check", example("gemm_os"), "--problems", "-1"], "--problems must be 0 or more"),
     (["build", example("gemm_os"), "--device", "xc7"], "unknown DEVICE"),
-    (["fusion", example("mlp_pipeline"), "--brams", "-1"], "0 or more"),
+    (["fusion", example("mlp_pipeline"), "--brams", "-1"], "block RAM budget must be a whole"),
     (["fusion", example("mlp_pipeline"), "--device", "xc7"], "unknown device"),
     (["fusion", example("mlp_pipeline"), "--sim", "vcs"], "unknown simulator"),
+    (["check", example("gemm_os"), "--dsps", "0"], "the DSP budget must be a whole number"),
 ])
 def test_bad_input_is_a_clear_error(tmp_path, capsys, argv, words):
     assert main(argv + ["--out", str(tmp_path)]) == 2

@@ -1,0 +1,68 @@
+"""Folding to a budget: the array shape searched under PE, DSP and block RAM budgets, the
+schedule deciding among the model's best."""
+import pytest
+
+from hwgen import HwgenError
+from hwgen.flow import verilog
+from hwgen.flow.fit import multipliers
+from hwgen.pipeline import describe_folds, load_design
+from tests.conftest import example, program
+
+
+def test_a_dsp_budget_folds_onto_the_squarest_fastest_shape():
+    graph = load_design(example("gemm_os"), {"M": 32, "N": 32, "K": 32}, budget={"dsps": 16})
+    assert graph.folds == {"pe": ((32, 32), (4, 4))} and multipliers(graph) == 16
+    report = describe_folds(graph)
+    assert report[0].startswith("searched 38 array shapes under the budget; chosen 4x4: "
+                                "16 PEs, 16 DSP, 64 turns")
+    assert "(exact)" in report[0]
+    assert any("1x16" in line and "the same PEs and turns as a squarer shape" in line
+               for line in report)
+
+
+def test_the_search_gives_the_same_verilog_as_the_array_and_the_bundle(tmp_path):
+    """``--dsps 16``, ``--array 4x4`` and ``hwgen.bundle`` by hand choose one fold: one
+    Verilog."""
+    params = {"M": 8, "N": 8, "K": 32}
+    texts = []
+    for name, graph in [
+            ("budget", load_design(example("gemm_os"), params, budget={"dsps": 16})),
+            ("array", load_design(example("gemm_os"), params, array=(4, 4))),
+            ("hand", load_design(program("gemm_bundled"), params))]:
+        verilog.write(graph, tmp_path / name, target="ecp5")
+        texts.append((tmp_path / name / "gemm_os.v").read_text())
+    assert texts[0] == texts[1] == texts[2]
+
+
+def test_fewer_dsp_blocks_win_where_the_host_ports_bound_the_interval():
+    """16x16x64 within 156 DSPs: 128 PEs (2 turns) and 96 PEs (3 turns) both reach the
+    interval the host ports allow; the search takes the 96 and says why it left the 128."""
+    graph = load_design(example("gemm_os"), {"M": 16, "N": 16, "K": 64},
+                        budget={"dsps": 156})
+    report = describe_folds(graph)
+    assert multipliers(graph) == 96 < 128
+    assert any(line.strip().startswith("rejected 8x16: 128 PEs, 128 DSP, 2 turns")
+               and "as fast, more DSP blocks" in line for line in report)
+
+
+def test_shapes_over_the_dsp_budget_are_rejected_with_the_reason():
+    graph = load_design(example("gemm_os"), {"M": 32, "N": 32, "K": 8},
+                        budget={"pes": 16, "dsps": 8})
+    assert multipliers(graph) <= 8
+    assert any("over the DSP budget of 8" in line for line in describe_folds(graph))
+
+
+def test_a_program_without_grids_has_nothing_to_fold():
+    graph = load_design(example("mlp_pipeline"), budget={"dsps": 4})
+    assert graph.folds == {} and graph.search == [
+        "nothing to fold: no task runs on a grid of more than one instance"]
+
+
+@pytest.mark.parametrize("budget,words", [
+    ({"dsps": 0}, "the DSP budget must be a whole number, at least 1 .e.g. --dsps 16., got 0"),
+    ({"pes": -2}, "the PE budget must be a whole number, at least 1"),
+    ({"brams": -1}, "the block RAM budget must be a whole number, at least 0"),
+])
+def test_a_bad_budget_is_a_clear_error(budget, words):
+    with pytest.raises(HwgenError, match=words):
+        load_design(example("gemm_os"), budget=budget)
