@@ -46,8 +46,12 @@ def _design(args):
     from .pipeline import describe_folds, load_design, load_module, parse_params
     params = parse_params(args.params)
     module = load_module(args.design)
+    budget = _budget(args)
+    if budget:
+        print(f"searching the array shapes within {budget} (seconds per shape scheduled "
+              "exactly)", file=sys.stderr, flush=True)
     graph = load_design(args.design, params, module, args.array and array_option(args.array),
-                        _budget(args))
+                        budget)
     lines = describe_folds(graph)
     print("\n".join(lines), file=sys.stderr, end="\n" if lines else "")
     return (graph, getattr(module, "reference", None)) + declared(module)
