@@ -46,19 +46,22 @@ def _design(args):
     from .pipeline import describe_folds, load_design, load_module, parse_params
     params = parse_params(args.params)
     module = load_module(args.design)
-    budget = _budget(args)
-    if budget:
+    budget, array = _budget(args), args.array and array_option(args.array)
+    search = budget and (array is None or args.pes is not None or args.dsps is not None)
+    if search:
         print(f"searching the array shapes within {budget} (seconds per shape scheduled "
               "exactly)", file=sys.stderr, flush=True)
-    graph = load_design(args.design, params, module, args.array and array_option(args.array),
-                        budget)
+    graph = load_design(args.design, params, module, array, budget if search else None,
+                        **({"brams": budget["brams"]} if budget else {}))
     lines = describe_folds(graph)
     print("\n".join(lines), file=sys.stderr, end="\n" if lines else "")
     return (graph, getattr(module, "reference", None)) + declared(module)
 
 
 def _budget(args):
-    """--pes/--dsps/--brams: None when none is given, else each, the device's by default."""
+    """--pes/--dsps/--brams: None when none is given, else each, the device's by default.
+    With --array, --brams alone is the budget a problem too large for it is tiled within;
+    --pes or --dsps search the array shape (``mapping.search``)."""
     from .flow.fit import CAPACITY
     given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams")}
     if all(v is None for v in given.values()):
@@ -79,6 +82,10 @@ def _check_reference(graph, reference, cases, what, outputs=None, tolerance=None
     """Print the interpreter against ``reference`` on ``cases``; whether they agree (within
     the design's declared ``tolerance``). ``outputs``: the interpreter's, when computed."""
     from .check.reference import check_reference
+    from .flow.tiles import run_whole, whole
+    if outputs is None:         # a tiled design: one run per tile, as the host runs it
+        outputs = [run_whole(graph, inputs) for _, inputs in cases]
+    graph = whole(graph)
     report = check_reference(graph, reference, cases, outputs, tolerance)
     if report.ok:
         print(f"PASS {graph.name} {graph.params}: the interpreter equals reference()"
@@ -150,6 +157,7 @@ def _say_if_ports_bound(info, auto_lanes):
 
 def cmd_check(args):
     from .check.reference import reference_cases
+    from .flow.tiles import whole
     if args.problems < 0:
         raise HwgenError(f"--problems must be 0 or more (random problems besides the two "
                          f"extremes), not {args.problems}")
@@ -159,7 +167,7 @@ def cmd_check(args):
                          f"tensors as numpy arrays ({', '.join(t.name for t in graph.inputs)}) "
                          "and returns {" + ", ".join(f"'{t.name}': ..." for t in graph.outputs)
                          + "}")
-    cases = reference_cases(graph, args.problems, args.seed, input_range)
+    cases = reference_cases(whole(graph), args.problems, args.seed, input_range)
     what = f"{len(cases)} problems: all-minimum, all-maximum and {args.problems} random " \
            f"inputs (seed {args.seed})"
     return 0 if _check_reference(graph, reference, cases, what, tolerance=tolerance) else 1

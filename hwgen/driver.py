@@ -16,13 +16,14 @@ unacknowledged frames again when the bridge answers with an error or stays silen
 the outputs. Several problems are pipelined: ``run_many`` keeps every port busy across them.
 """
 import json
+import math
 import os
 import time
 
 import numpy as np
 
 from .errors import HwgenError
-from .host import element_type
+from .host import element_type, join_tiles, split_tiles
 from .protocol import (ACK, ERROR, ERRORS, OVERHEAD, WINDOW, Decoder, frame, from_bytes,
                        to_bytes)
 
@@ -144,10 +145,24 @@ class Accelerator:
         return self.run_many([inputs])[0]
 
     def run_many(self, problems):
-        """Several problems back to back; a list of their outputs."""
+        """Several problems back to back; a list of their outputs. A tiled design (design.json's
+        ``tiles``) takes and returns whole tensors: each problem runs as one problem of the
+        design per tile (``host.split_tiles``/``join_tiles``)."""
         problems = list(problems)
         if not problems:
             raise HwgenError("run_many needs at least one problem")
+        tiles = self.manifest.get("tiles")
+        if not tiles:
+            return self._run_blocks(problems)
+        blocks = [split_tiles(tiles, {p["name"]: self._checked(inputs, p, tiles)
+                                      for p in self.inputs})
+                  for inputs in problems]
+        outs = self._run_blocks([b for per in blocks for b in per])
+        n = len(blocks[0])
+        return [join_tiles(tiles, outs[k * n:(k + 1) * n]) for k in range(len(problems))]
+
+    def _run_blocks(self, problems):
+        """Problems of the design itself (tensors at its ports' shapes), back to back."""
         queues = {p["id"]: [] for p in self.inputs}
         for inputs in problems:
             for p in self.inputs:
@@ -169,8 +184,11 @@ class Accelerator:
             results.append(out)
         return results
 
-    def _checked(self, inputs, port):
-        name, shape = port["name"], tuple(port["shape"])
+    def _checked(self, inputs, port, tiles=None):
+        """Input ``port``'s array in ``inputs``, checked: at the port's shape (with ``tiles``,
+        the whole tensor's), within its type."""
+        name = port["name"]
+        shape = tuple((tiles["tensors"][name] if tiles else port)["shape"])
         if name not in inputs:
             raise HwgenError(f"missing input {name!r} (shape {shape}, {port['dtype']})")
         value = np.asarray(inputs[name])
@@ -311,24 +329,27 @@ def exercise(acc, graph, problems=5, seed=0, say=print):
     """Run ``problems`` random problems on ``acc`` back to back and compare each with the
     functional interpreter; print what was sent, what came back and where the time went.
     Returns whether every problem matched."""
-    from .ir.interp import run
+    from .flow.tiles import run_whole
     rng = np.random.default_rng(seed)
+    tiles = acc.manifest.get("tiles")
     cases = []
     for _ in range(problems):
         inputs = {}
         for p in acc.inputs:
             low, high = _value_range(p["dtype"])
-            inputs[p["name"]] = rng.integers(low, high + 1, size=p["shape"])
+            shape = (tiles["tensors"][p["name"]] if tiles else p)["shape"]
+            inputs[p["name"]] = rng.integers(low, high + 1, size=shape)
         cases.append(inputs)
     outputs = acc.run_many(cases)
     good = True
     for n, (inputs, got) in enumerate(zip(cases, outputs)):
-        want = run(graph, inputs)
+        want = run_whole(graph, inputs)
         wrong = [name for name in got if not np.array_equal(got[name], want[name])]
         good &= not wrong
         say(f"problem {n}: " + ("PASS" if not wrong else f"FAIL ({', '.join(wrong)} differ)"))
     s, bridge = acc.stats, acc.manifest["bridge"]
-    compute = problems * acc.manifest["interval_cycles"] / bridge["clock_hz"]
+    per = math.prod(loop["count"] for loop in tiles["loops"]) if tiles else 1
+    compute = problems * per * acc.manifest["interval_cycles"] / bridge["clock_hz"]
     say(f"{s['payload_bytes_in']} payload bytes in ({s['frames_sent']} frames, "
         f"{s['frames_resent']} sent again), {s['payload_bytes_out']} out, in {s['seconds']:.4f} s "
         f"of the line's time: {problems / s['seconds']:.1f} problems/s")

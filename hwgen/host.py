@@ -13,6 +13,13 @@ returns, samples the other side's handshake and reports it with ``edge()``::
         ...drive valid and payload, wait for the clock edge, sample ready...
         src.edge(ready)
 
+A design whose tensors do not fit on chip declares ``tiles`` in design.json: the whole
+problem's tensors, and loops over tile indices (outer first, ``{"param", "count", "size"}``).
+The host runs one problem of the design per tile, in that order, sending each input's block
+(rows ``t * size`` to ``(t + 1) * size`` of every dimension named after a tiled parameter,
+zero beyond the tensor's end) and receiving each output's block: `split_tiles` and
+`join_tiles`.
+
 Pure Python (no simulator imports), so the cocotb process can import it too.
 """
 import operator
@@ -25,7 +32,8 @@ from .errors import HwgenError
 # Float elements travel as their IEEE-754 bit patterns (unsigned).
 FLOAT_BITS = {"float32": 32, "bfloat16": 16, "float16": 16}
 
-__all__ = ["element_type", "beats", "pack", "unpack", "Source", "Sink", "fifo_state"]
+__all__ = ["element_type", "beats", "pack", "unpack", "Source", "Sink", "fifo_state",
+           "tile_order", "split_tiles", "join_tiles"]
 
 
 def element_type(dtype):
@@ -278,3 +286,51 @@ def fifo_state(name, level, depth):
     """How a stuck run reports one internal FIFO stream: ``"s full (2/2)"``."""
     state = "full" if level == depth else "empty" if level == 0 else "partly full"
     return f"{name} {state} ({level}/{depth})"
+
+
+def tile_order(tiles):
+    """The tile indices (parameter -> index) of a ``tiles`` declaration, in the order the host
+    runs them: the first loop outermost."""
+    order = [{}]
+    for loop in tiles["loops"]:
+        order = [dict(t, **{loop["param"]: i}) for t in order for i in range(loop["count"])]
+    return order
+
+
+def _block(tiles, name, at):
+    """Per dimension of tensor ``name``: the whole tensor's slice of tile ``at`` and its size
+    in the design."""
+    size = {loop["param"]: loop["size"] for loop in tiles["loops"]}
+    spec = tiles["tensors"][name]
+    return [(slice(at[p] * size[p], min((at[p] + 1) * size[p], n)), size[p]) if p in size
+            else (slice(0, n), n) for n, p in zip(spec["shape"], spec["dims"])]
+
+
+def split_tiles(tiles, arrays):
+    """Whole tensors (name -> array) as one problem per tile (name -> block, padded with
+    zeros to the design's shape), in ``tile_order``."""
+    problems = []
+    for at in tile_order(tiles):
+        problem = {}
+        for name, whole in arrays.items():
+            parts = _block(tiles, name, at)
+            block = np.zeros([n for _, n in parts], dtype=np.asarray(whole).dtype)
+            view = np.asarray(whole)[tuple(s for s, _ in parts)]
+            block[tuple(slice(0, k) for k in view.shape)] = view
+            problem[name] = block
+        problems.append(problem)
+    return problems
+
+
+def join_tiles(tiles, problems):
+    """The whole tensors from one problem's outputs per tile (name -> block), in
+    ``tile_order``: each tile's block in its place, its padding dropped."""
+    out = {}
+    for at, problem in zip(tile_order(tiles), problems):
+        for name, block in problem.items():
+            whole = out.setdefault(name, np.zeros(tiles["tensors"][name]["shape"],
+                                                  dtype=np.asarray(block).dtype))
+            parts = [s for s, _ in _block(tiles, name, at)]
+            whole[tuple(parts)] = np.asarray(block)[tuple(slice(0, s.stop - s.start)
+                                                          for s in parts)]
+    return out

@@ -10,6 +10,10 @@ from .errors import HwgenError
 from .lang.frontend import Region
 from .mapping import fold_onto
 from .mapping.search import search
+from .mapping.tiling import (buffer_need, choose_tiles, dependence, padded, shards,
+                             tileable)
+
+DEVICE_BRAMS = 208          # ECP5-85k DP16KD blocks
 
 
 def parse_params(text):
@@ -55,18 +59,25 @@ def _user_error(exc, path):
 def describe_folds(graph):
     """What ``load_design`` folded: the search's report under a budget, then one line per
     task folded onto a PE array."""
-    return graph.search + [f"folding task {task} from grid {list(virtual)} onto {list(phys)}: each PE runs "
+    tiles = graph.tiles and [
+        f"tiling the problem {graph.tiles['params']} into "
+        + " x ".join(f"{loop['count']} tiles of {loop['param']}={loop['size']}"
+                     for loop in graph.tiles["loops"])
+        + ": the host runs one problem of the design per tile (design.json's tiles)"]
+    return graph.search + (tiles or []) + [f"folding task {task} from grid {list(virtual)} onto {list(phys)}: each PE runs "
             f"up to {math.prod(-(-v // p) for v, p in zip(virtual, phys))} grid positions in "
             "turn" for task, (virtual, phys) in graph.folds.items()]
 
 
-def load_design(path, params=None, module=None, array=None, budget=None):
+def load_design(path, params=None, module=None, array=None, budget=None, brams=DEVICE_BRAMS):
     """The checked task graph of the design in ``path`` at ``params`` (missing ones default);
     ``module``: the file already loaded by ``load_module``, so that it runs only once;
     ``array``: a PE array budget (``(rows, cols)``) that task grids larger than it fold onto
     (``mapping.fold_onto``; the graph's ``folds`` say which); ``budget``: PEs, DSP blocks and
     block RAMs (``{"pes": 64, "dsps": 64, "brams": None}``) the grids fold within, choosing
-    the array shape by the schedule's cycles (``mapping.search``; ``array`` bounds it)."""
+    the array shape by the schedule's cycles (``mapping.search``; ``array`` bounds it);
+    ``brams``: with ``array``, a problem whose tensors exceed that many block RAMs is tiled
+    (``mapping.tiling``; the graph's ``tiles`` say how)."""
     module = module or load_module(path)
     build = getattr(module, "build", None)
     if build is None:
@@ -88,14 +99,7 @@ def load_design(path, params=None, module=None, array=None, budget=None):
     for k, v in full.items():
         if not isinstance(v, int) or v < 1:
             raise HwgenError(f"parameter {k} must be a positive integer, got {v!r}")
-    try:
-        region = build(**full)
-    except HwgenError:
-        raise
-    except Exception as e:
-        raise _user_error(e, path) from None
-    if not isinstance(region, Region):
-        raise HwgenError(f"build() in {path} must return a @hwgen.region, got {region!r}")
+    region = _region(path, build, full)
     if budget:
         graph, report = search(region.task_grids(), lambda f: check(region.graph(full, fold=f)),
                                array=array, **budget)
@@ -103,4 +107,53 @@ def load_design(path, params=None, module=None, array=None, budget=None):
         return graph
     if array is None:
         return check(region.graph(full))
-    return check(region.graph(full, fold=fold_onto(region.task_grids(), array)))
+    return _folded(path, build, full, region, array, brams)
+
+
+def _region(path, build, params):
+    """The region ``build(**params)`` returns, a user's error naming their line."""
+    try:
+        region = build(**params)
+    except HwgenError:
+        raise
+    except Exception as e:
+        raise _user_error(e, path) from None
+    if not isinstance(region, Region):
+        raise HwgenError(f"build() in {path} must return a @hwgen.region, got {region!r}")
+    return region
+
+
+def _folded(path, build, full, region, array, brams):
+    """The graph folded onto ``array``; tiled (``mapping.tiling``) when the tensors' buffers
+    exceed ``brams`` block RAMs."""
+    def at(params):
+        return region if params == full else _region(path, build, params)
+
+    def shapes(params):
+        return {t.name: (t.shape, t.dtype.bits) for t in at(params).tensors().values()}
+
+    def grid(params):
+        return max(at(params).task_grids().values(), key=math.prod, default=())
+
+    graph = check(region.graph(full, fold=fold_onto(region.task_grids(), array)))
+    have = shapes(full)
+    need = buffer_need(have, shards(graph))
+    if need <= brams:
+        return graph
+    deps = dependence(shapes, grid, full)
+    names = tileable(deps, have, full)
+    while names:
+        cover = padded(deps, full, names, array)
+        whole = at(cover).graph(cover, fold=fold_onto(at(cover).task_grids(), array))
+        params, tiles = choose_tiles(have, deps, full, names, array, brams, shards(whole))
+        tile = at(params)
+        graph = check(tile.graph(params, fold=fold_onto(tile.task_grids(), array)))
+        kept = tileable(deps, have, full, {t.name for t in graph.outputs})
+        if set(names) <= set(kept):
+            graph.tiles = tiles
+            return graph
+        names = [n for n in names if n in kept]
+    raise HwgenError(f"the tensors' buffers need about {need} block RAMs, over the budget of "
+                     f"{brams}, and no parameter can tile the problem (one that sizes an "
+                     "output's dimension, and every dimension it sizes is exactly it): make "
+                     "the sizes smaller")

@@ -3,7 +3,9 @@
 Reads ``design.json`` (ports, shapes, dtypes, expected_cycles) and ``vectors.npz`` (inputs and
 golden outputs per problem, ``in_<port>_<p>`` / ``out_<port>_<p>``) from ``HWGEN_DESIGN_DIR``.
 Every input port is driven concurrently and every output port drained concurrently, problems
-back to back without reset. Two tests:
+back to back without reset. A tiled design (``tiles`` in design.json) gets whole tensors in
+the vectors: each is split into one problem of the design per tile (``hwgen.host``), and the
+outputs joined before they are compared; the cycle checks hold per tile problem. Two tests:
 
 * ``no_stall``: the host never stalls; the first problem's cycles (first input beat to last
   output beat, the accelerator idle before it; without inputs, from the first clock edge out
@@ -28,7 +30,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb.utils import get_sim_time
 
-from hwgen.host import Sink, Source, beats, fifo_state, pack, unpack
+from hwgen.host import Sink, Source, beats, fifo_state, join_tiles, pack, split_tiles, unpack
 
 PERIOD_NS = 10
 DESIGN_DIR = os.environ.get("HWGEN_DESIGN_DIR", ".")
@@ -37,8 +39,15 @@ DESIGN_DIR = os.environ.get("HWGEN_DESIGN_DIR", ".")
 def _load():
     with open(os.path.join(DESIGN_DIR, "design.json")) as f:
         design = json.load(f)
-    vectors = np.load(os.path.join(DESIGN_DIR, "vectors.npz"))
+    vectors = dict(np.load(os.path.join(DESIGN_DIR, "vectors.npz")))
     problems = int(vectors["problems"])
+    if "tiles" in design:           # whole tensors: one problem of the design per tile
+        tiles = design["tiles"]
+        inputs = [s["name"] for s in design["ports"] if s["dir"] == "in"]
+        blocks = [b for p in range(problems) for b in split_tiles(
+            tiles, {n: vectors[f"in_{n}_{p}"] for n in inputs})]
+        vectors.update({f"in_{n}_{q}": b[n] for q, b in enumerate(blocks) for n in inputs})
+        problems = len(blocks)
     return design, vectors, problems
 
 
@@ -135,10 +144,11 @@ async def _run(dut, in_gap, out_gap, seed, name):
                 t.cancel()
             _report(name, design, problems, [], False, f"stuck after {budget} cycles: " + stuck)
             assert False, f"cycle budget of {budget} exceeded; ports still waiting: " + stuck
-    np.savez(f"outputs_{name}.npz", **{f"out_{port.spec['name']}_{p}": got for port in ports
-                                        if port.spec["dir"] == "out"
-                                        for p, got in enumerate(port.outputs(problems))})
-    mismatches = _compare(ports, vectors, problems)
+    outputs = {port.spec["name"]: _outputs(port, problems, vectors, design.get("tiles"))
+               for port in ports if port.spec["dir"] == "out"}
+    np.savez(f"outputs_{name}.npz", **{f"out_{n}_{p}": got for n, outs in outputs.items()
+                                        for p, got in enumerate(outs)})
+    mismatches = _compare(outputs, vectors)
     cycles, lasts = [], []
     for p in range(problems):
         last = max(v for k, v in stamps.items() if k[0] == "out" and k[1] == p)
@@ -153,17 +163,26 @@ async def _run(dut, in_gap, out_gap, seed, name):
     return cycles, intervals, design
 
 
-def _compare(ports, vectors, problems):
+def _outputs(port, problems, vectors, tiles):
+    """What an output port received, one array per problem (of a tiled design: per whole
+    problem, its tiles joined)."""
+    outs = port.outputs(problems)
+    if not tiles:
+        return outs
+    name, per = port.spec["name"], problems // int(vectors["problems"])
+    return [join_tiles(tiles, [{name: o} for o in outs[p:p + per]])[name]
+            for p in range(0, problems, per)]
+
+
+def _compare(outputs, vectors):
     """One line per output and problem that differs from the golden vectors."""
     mismatches = []
-    for port in ports:
-        if port.spec["dir"] != "out":
-            continue
-        for p, got in enumerate(port.outputs(problems)):
-            want = vectors[f"out_{port.spec['name']}_{p}"]
+    for name, outs in outputs.items():
+        for p, got in enumerate(outs):
+            want = vectors[f"out_{name}_{p}"]
             if not np.array_equal(want, got):
                 bad = np.argwhere(want != got)[0]
-                mismatches.append(f"{port.spec['name']} problem {p} at {tuple(int(i) for i in bad)}"
+                mismatches.append(f"{name} problem {p} at {tuple(int(i) for i in bad)}"
                                   f": got {got[tuple(bad)]}, expected {want[tuple(bad)]}")
     return mismatches
 

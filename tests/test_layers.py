@@ -18,7 +18,7 @@ ALLOWED = {
     "check": {"errors", "ir"},
     "schedule": {"errors", "host", "ir"},
     "dataflow": {"errors", "ir", "check", "schedule"},
-    "mapping": {"errors", "ir", "check", "schedule"},
+    "mapping": {"errors", "host", "ir", "check", "schedule"},
     "rtl": {"errors", "host", "protocol", "ir", "schedule"},
     "flow": {"errors", "host", "protocol", "ir", "schedule", "rtl"},
     "pipeline": {"errors", "ir", "lang", "check", "mapping"},

@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import HwgenError
-from ..ir.interp import in_range, run
+from ..ir.interp import in_range
 from . import verilog
+from .tiles import run_whole, whole
 
 SIM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                        "sim")
@@ -49,12 +50,12 @@ def problem_inputs(graph, problems=3, seed=0, input_range=None):
 
 def make_vectors(graph, problems=3, seed=0, input_range=None):
     """Inputs per problem (``problem_inputs``) and golden outputs from the functional
-    interpreter."""
+    interpreter; for a tiled design, whole tensors (the testbench splits them into tiles)."""
     vectors = {"problems": np.array(problems)}
-    for p, inputs in enumerate(problem_inputs(graph, problems, seed, input_range)):
+    for p, inputs in enumerate(problem_inputs(whole(graph), problems, seed, input_range)):
         for name, value in inputs.items():
             vectors[f"in_{name}_{p}"] = value
-        for name, value in run(graph, inputs).items():
+        for name, value in run_whole(graph, inputs).items():
             vectors[f"out_{name}_{p}"] = value
     return vectors
 

@@ -27,6 +27,7 @@ def manifest(top, verilog_files):
                       "row_pad": row_pad(t, top.lanes[t.name]),
                       "payload": f"{t.name}__payload", "valid": f"{t.name}__valid",
                       "ready": f"{t.name}__ready"})
+    tiles = {"tiles": graph.tiles} if graph.tiles else {}
     return {"top": graph.name, "verilog": list(verilog_files), "target": top.target,
             "clock": "clk", "reset": "rst",
             "params": dict(graph.params), "ports": ports,
@@ -38,7 +39,7 @@ def manifest(top, verilog_files):
             "schedule": {"groups": len(top.schedule.groups),
                          "array_cycles": array_starts(top.schedule),
                          "register_streams": sum(len(g.links) for g in top.schedule.groups),
-                         "fifo_streams": len(top.schedule.fifos)}}
+                         "fifo_streams": len(top.schedule.fifos)}, **tiles}
 
 
 def convert(top, name, step=None, label=None):

@@ -285,6 +285,7 @@ class Graph:
     warnings: list = field(default_factory=list)   # HwgenWarning messages from the checks
     folds: dict = field(default_factory=dict)      # task -> (virtual grid, physical grid)
     search: list = field(default_factory=list)     # how mapping.search chose the folds
+    tiles: dict = None      # a tile of a larger problem: design.json's ``tiles`` (``host``)
 
     @property
     def inputs(self):

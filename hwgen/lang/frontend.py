@@ -66,13 +66,9 @@ def task(fn=None, *, mapping=None):
 def region(fn=None):
     """Turn a function whose parameters are typed tensors into a hwgen ``Region``; also
     spelled ``@hwgen.region()``, as in Allo."""
-    if fn is None:
-        caller = sys._getframe(1)
-        return lambda f: Region(f, {**caller.f_globals, **caller.f_locals})
     caller = sys._getframe(1)
-    namespace = dict(caller.f_globals)
-    namespace.update(caller.f_locals)
-    return Region(fn, namespace)
+    namespace = {**caller.f_globals, **caller.f_locals}
+    return (lambda f: Region(f, namespace)) if fn is None else Region(fn, namespace)
 
 
 class Region:
@@ -128,8 +124,12 @@ class Region:
         lowered)."""
         parser = _RegionParser(self)
         _, tasks = parser.declarations()
-        return physical_grids(parser, tasks, {a.arg: parser.tensor(a)
-                                              for a in parser.node.args.args})
+        return physical_grids(parser, tasks, self.tensors(parser))
+
+    def tensors(self, parser=None):
+        """Tensor name -> its declared ``Tensor`` (direction unknown; no task is lowered)."""
+        parser = parser or _RegionParser(self)
+        return {a.arg: parser.tensor(a) for a in parser.node.args.args}
 
     def __repr__(self):
         return f"<hwgen.Region {self.name}>"

@@ -17,7 +17,7 @@ from ..errors import HwgenError
 from ..ir.graph import ArrayWrite, Get, subexprs
 from ..schedule import plan
 from ..schedule.host_timing import beats
-from ..schedule.memories import memory_kind
+from ..schedule.memories import block_rams
 from ..schedule.ports import safe_name
 from .materialise import materialise
 
@@ -94,7 +94,7 @@ def fusion_decisions(graph, brams=None, device="ecp5-85k"):
     for (producer, consumer), channels in _pairs(graph).items():
         tile = _tile(graph, channels)
         d = Decision(producer, consumer, channels, sum(n * bits for n, bits in tile),
-                     sum(_blocks(2 * n, bits) for n, bits in tile), used, budget, fused)
+                     sum(block_rams(2 * n, bits) for n, bits in tile), used, budget, fused)
         try:
             _materialised(d, graph)
         except HwgenError as e:
@@ -170,12 +170,5 @@ def _tile(graph, channels):
 def buffer_blocks(graph, slots=2):
     """Block RAMs of the design's tensor buffers, ``slots`` problems each (an estimate: one
     memory per tensor, where banking may split it)."""
-    return sum(_blocks(slots * math.prod(t.shape), t.dtype.bits)
+    return sum(block_rams(slots * math.prod(t.shape), t.dtype.bits)
                for t in graph.tensors.values())
-
-
-def _blocks(entries, bits):
-    """Block RAMs a memory of ``entries`` x ``bits`` takes (0 where Yosys would rather build it
-    from LUT RAM or registers: ``schedule.memories``)."""
-    kind, cells, _ = memory_kind(entries, bits, 1)
-    return cells if kind.startswith("bram") else 0

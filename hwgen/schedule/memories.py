@@ -59,3 +59,10 @@ def input_memory(entries, width, reads):
     if kind != "lutram" or cells >= CELLS_PER_BLOCK * blocks:
         return "dp16kd", blocks, rows
     return kind, cells, rows
+
+
+def block_rams(entries, width):
+    """Block RAMs a memory of ``entries`` x ``width`` with one read port takes (0 where
+    ``memory_kind`` would rather build it from LUT RAM or registers)."""
+    kind, cells, _ = memory_kind(entries, width, 1)
+    return cells if kind.startswith("bram") else 0

@@ -1,0 +1,116 @@
+"""Tiling of problems larger than on-chip memory: the design is built for a tile of the
+problem, and the host runs one problem of it per tile (``host.split_tiles``/``join_tiles``),
+back to back, so that each tile's buffers fill while the one before computes (double
+buffering: every buffer holds two problems).
+
+A parameter can be tiled when every tensor dimension it sizes is exactly that parameter (no
+halo, ``M + 2``) and it sizes a dimension of an output: then each output block depends only on
+the input blocks of the same tile indices (a reduction over ``K``, which no output has, is
+not tiled). The tiles are the least padded (the work the PEs waste on the zeros past the
+problem's end), then the fewest, whose buffers fit the block RAM budget; a tile's size along a parameter that a task grid folds onto the PE array is a multiple
+of the array's size, so that the fold stays even.
+"""
+import itertools
+import math
+
+from ..errors import HwgenError
+from ..ir.layout import banking
+from ..schedule.plan import tensor_grids
+from ..schedule.memories import block_rams
+
+SLOTS = 2           # problems each buffer holds (``schedule.host_timing``'s double buffering)
+
+
+def dependence(shapes, grid, params):
+    """Parameter -> the tensor dimensions (``(tensor, dim)``) and grid axes it sizes, found by
+    building at each parameter plus one: ``shapes(params)`` gives tensor name -> (shape,
+    bits), ``grid(params)`` the largest task grid."""
+    base, base_grid = shapes(params), grid(params)
+    out = {}
+    for p in params:
+        bumped = dict(params, **{p: params[p] + 1})
+        other, other_grid = shapes(bumped), grid(bumped)
+        dims = [(t, d) for t, (shape, _) in base.items() for d, n in enumerate(shape)
+                if other[t][0][d] != n]
+        axes = [a for a, n in enumerate(base_grid) if other_grid[a] != n]
+        out[p] = (dims, axes)
+    return out
+
+
+def shards(graph):
+    """Tensor name -> the banks its buffer is split into along each dimension."""
+    grids = tensor_grids(graph)
+    return {t.name: banking(t, grids.get(t.name, ())).shards for t in graph.tensors.values()}
+
+
+def buffer_need(shapes, split):
+    """Block RAMs of the buffers of tensors ``shapes`` (name -> (shape, bits)), each split
+    into banks as ``split`` (name -> shards per dimension) says, ``SLOTS`` problems per bank
+    (one memory per bank)."""
+    return sum(math.prod(split[t]) * block_rams(
+        SLOTS * math.prod(-(-n // k) for n, k in zip(shape, split[t])), bits)
+        for t, (shape, bits) in shapes.items())
+
+
+def tileable(deps, shapes, params, outputs=None):
+    """The parameters a problem can be tiled along (the module's docstring); without
+    ``outputs`` (names), only the rule on tensor dimensions is applied."""
+    return [p for p, (dims, _) in deps.items() if dims
+            and all(shapes[t][0][d] == params[p] for t, d in dims)
+            and (outputs is None or any(t in outputs for t, _ in dims))]
+
+
+def padded(deps, params, names, array):
+    """``params`` with each of ``names`` rounded up to a multiple of the PE count its grid
+    axis folds onto: the smallest problem every tiling of them covers."""
+    return dict(params, **{p: _round_up(params[p], _align(deps[p][1], array)) for p in names})
+
+
+def choose_tiles(shapes, deps, params, names, array, brams, split):
+    """``(tile params, tiles)`` for tiling ``params`` along the parameters ``names`` within
+    ``brams`` block RAMs, the tensors banked as ``split`` says (``shards``); ``tiles`` is
+    design.json's declaration (``host.tile_order``)."""
+    align = {p: _align(deps[p][1], array) for p in names}
+    options = {p: sorted({_round_up(-(-params[p] // n), align[p])
+                          for n in range(1, params[p] + 1)}, reverse=True) for p in names}
+    best, least = None, None
+    for sizes in itertools.product(*(options[p] for p in names)):
+        size = dict(zip(names, sizes))
+        counts = {p: -(-params[p] // size[p]) for p in names}
+        need = buffer_need({t: ([_tile_dim(t, d, n, deps, size) for d, n in enumerate(shape)],
+                                bits) for t, (shape, bits) in shapes.items()}, split)
+        least = need if least is None else min(least, need)
+        if need > brams:
+            continue
+        padding = math.prod(counts[p] * size[p] / params[p] for p in names)
+        key = (padding, math.prod(counts.values()))
+        if best is None or key < best[0]:
+            best = (key, size, counts)
+    if best is None:
+        raise HwgenError(f"the smallest tiles along {', '.join(names)} still need about "
+                         f"{least} block RAMs, over the budget of {brams}: give more (BRAMS=) "
+                         "or make the sizes the tiles do not cover smaller")
+    _, size, counts = best
+    tiles = {"params": dict(params),
+             "loops": [{"param": p, "count": counts[p], "size": size[p]} for p in names],
+             "tensors": {t: {"shape": list(shape),
+                             "dims": [_dim_param(t, d, deps, names) for d in range(len(shape))]}
+                         for t, (shape, _) in shapes.items()}}
+    return dict(params, **size), tiles
+
+
+def _round_up(n, multiple):
+    return -(-n // multiple) * multiple
+
+
+def _align(axes, array):
+    """The PE count a grid axis sized by the parameter folds onto (1 if none)."""
+    return max([array[a] for a in axes if a < len(array)] or [1])
+
+
+def _tile_dim(t, d, n, deps, size):
+    return next((size[p] for p in size if (t, d) in deps[p][0]), n)
+
+
+def _dim_param(t, d, deps, names):
+    return next((p for p in names if (t, d) in deps[p][0]), None)
