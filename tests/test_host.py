@@ -100,3 +100,30 @@ def test_fifo_state_names_full_empty_and_partly_full():
     from hwgen.host import fifo_state
     assert [fifo_state("s", n, 2) for n in (0, 1, 2)] == \
         ["s empty (0/2)", "s partly full (1/2)", "s full (2/2)"]
+
+
+TILES = {"params": {"M": 5, "N": 7, "K": 3},
+         "loops": [{"param": "M", "count": 2, "size": 3}, {"param": "N", "count": 3, "size": 3}],
+         "tensors": {"A": {"shape": [5, 3], "dims": ["M", None]},
+                     "B": {"shape": [3, 7], "dims": [None, "N"]},
+                     "C": {"shape": [5, 7], "dims": ["M", "N"]}}}
+
+
+def test_tiles_run_in_loop_order_with_blocks_padded_by_zeros():
+    from hwgen.host import split_tiles, tile_order
+    assert tile_order(TILES)[:4] == [{"M": 0, "N": 0}, {"M": 0, "N": 1}, {"M": 0, "N": 2},
+                                     {"M": 1, "N": 0}]
+    A, B = np.arange(15).reshape(5, 3), np.arange(21).reshape(3, 7)
+    problems = split_tiles(TILES, {"A": A, "B": B})
+    assert len(problems) == 6 and all(p["A"].shape == p["B"].shape == (3, 3) for p in problems)
+    assert np.array_equal(problems[0]["A"], A[:3]) and np.array_equal(problems[1]["A"], A[:3])
+    assert np.array_equal(problems[3]["A"], [[9, 10, 11], [12, 13, 14], [0, 0, 0]])
+    assert np.array_equal(problems[2]["B"], [[6, 0, 0], [13, 0, 0], [20, 0, 0]])
+
+
+def test_joined_tiles_give_the_whole_output_without_padding():
+    from hwgen.host import join_tiles, split_tiles
+    rng = np.random.default_rng(0)
+    A, B = rng.integers(-9, 9, (5, 3)), rng.integers(-9, 9, (3, 7))
+    outs = [{"C": p["A"] @ p["B"]} for p in split_tiles(TILES, {"A": A, "B": B})]
+    assert np.array_equal(join_tiles(TILES, outs)["C"], A @ B)

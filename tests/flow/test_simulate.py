@@ -105,3 +105,17 @@ def test_a_gemm_folded_onto_a_small_array_against_numpy(tmp_path, sim):
     assert tests["no_stall"]["cycles"][0] == design["expected_cycles"], text
     assert tests["no_stall"]["intervals"] == [design["interval_cycles"]] * 2, text
     assert 32 * 32 * 32 / 16 / design["interval_cycles"] >= 0.95
+
+
+def test_a_tiled_design_takes_whole_tensors_and_runs_a_problem_per_tile(tmp_path):
+    """gemm_os 20 x 30 x 8 over a budget of 1 block RAM: 2 tiles along N (padded to 32) of a
+    design folded onto 4 x 4. The testbench gets whole tensors, splits them as design.json's
+    tiles say, joins the outputs and holds each tile problem to the cycles."""
+    graph = load_design(example("gemm_os"), {"M": 20, "N": 30, "K": 8}, array=(4, 4), brams=1)
+    result = simulate(graph, tmp_path, sim="icarus", problems=2)
+    text = "\n".join(summary(result))
+    assert result["design"]["tiles"] == graph.tiles
+    assert result["failed"] == 0 and all(t["pass"] for t in result["tests"].values()), text
+    run = result["tests"]["no_stall"]
+    assert run["problems"] == 4 and run["cycles"][0] == result["design"]["expected_cycles"]
+    assert run["intervals"] == [result["design"]["interval_cycles"]] * 3, text

@@ -1,0 +1,48 @@
+"""Tiling of problems larger than the block RAM budget: which parameters tile, the tiles
+chosen, and the tiled design run tile by tile equal to the whole problem."""
+import numpy as np
+import pytest
+
+from hwgen import HwgenError
+from hwgen.flow.tiles import run_whole, whole
+from hwgen.pipeline import describe_folds, load_design
+from tests.conftest import example
+
+GEMM = example("gemm_os")
+
+
+def test_a_problem_that_fits_is_not_tiled():
+    graph = load_design(GEMM, {"M": 20, "N": 30, "K": 8}, array=(4, 4))
+    assert graph.tiles is None and graph.params == {"M": 20, "N": 30, "K": 8}
+
+
+def test_over_the_budget_the_output_dimensions_are_tiled_and_the_reduction_is_not():
+    graph = load_design(GEMM, {"M": 20, "N": 30, "K": 8}, array=(4, 4), brams=1)
+    tiles = graph.tiles
+    assert [loop["param"] for loop in tiles["loops"]] == ["M", "N"]      # never K
+    assert tiles["tensors"]["A"]["dims"] == ["M", None]
+    assert tiles["tensors"]["C"] == {"shape": [20, 30], "dims": ["M", "N"]}
+    for loop in tiles["loops"]:     # multiples of the array, covering the problem
+        assert loop["size"] % 4 == 0 and loop["size"] * loop["count"] >= tiles["params"][
+            loop["param"]]
+    assert graph.params == dict(tiles["params"], **{loop["param"]: loop["size"]
+                                                    for loop in tiles["loops"]})
+    assert describe_folds(graph)[0].startswith(
+        "tiling the problem {'M': 20, 'N': 30, 'K': 8} into 1 tiles of M=20 x 2 tiles of N=16")
+
+
+@pytest.mark.parametrize("params,brams", [({"M": 20, "N": 30, "K": 8}, 1),
+                                          ({"M": 64, "N": 64, "K": 64}, 6)])
+def test_the_tiles_run_one_after_another_equal_the_whole_problem(params, brams):
+    graph = load_design(GEMM, params, array=(4, 4), brams=brams)
+    assert graph.tiles is not None
+    rng = np.random.default_rng(1)
+    inputs = {t.name: rng.integers(-128, 128, t.shape) for t in whole(graph).inputs}
+    assert inputs["A"].shape == (params["M"], params["K"])
+    assert np.array_equal(run_whole(graph, inputs)["C"], inputs["A"] @ inputs["B"])
+
+
+def test_tiles_that_cannot_fit_are_a_clear_error():
+    with pytest.raises(HwgenError, match="the smallest tiles along M, N still need about 4 "
+                                         "block RAMs, over the budget of 0"):
+        load_design(GEMM, {"M": 8, "N": 8, "K": 256}, array=(2, 2), brams=0)
