@@ -135,16 +135,17 @@ def _folded(path, build, full, region, array, brams):
     def grid(params):
         return max(at(params).task_grids().values(), key=math.prod, default=())
 
-    graph = check(region.graph(full, fold=fold_onto(region.task_grids(), array)))
+    folded = check(region.graph(full, fold=fold_onto(region.task_grids(), array)))
     have = shapes(full)
-    need = buffer_need(have, shards(graph))
+    need = buffer_need(have, shards(folded))
     if need <= brams:
-        return graph
+        return folded
     deps = dependence(shapes, grid, full)
     names = tileable(deps, have, full)
     while names:
-        cover = padded(deps, full, names, array)
-        whole = at(cover).graph(cover, fold=fold_onto(at(cover).task_grids(), array))
+        cover = padded(deps, full, names, array)     # banked as the tiles will be
+        whole = folded if cover == full else at(cover).graph(
+            cover, fold=fold_onto(at(cover).task_grids(), array))
         params, tiles = choose_tiles(have, deps, full, names, array, brams, shards(whole))
         tile = at(params)
         graph = check(tile.graph(params, fold=fold_onto(tile.task_grids(), array)))

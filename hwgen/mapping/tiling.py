@@ -45,11 +45,15 @@ def shards(graph):
 
 def buffer_need(shapes, split):
     """Block RAMs of the buffers of tensors ``shapes`` (name -> (shape, bits)), each split
-    into banks as ``split`` (name -> shards per dimension) says, ``SLOTS`` problems per bank
-    (one memory per bank)."""
+    into banks as ``split`` (name -> shards per dimension) says: one memory per bank, of
+    ``SLOTS`` problems each padded to a power of two (as ``rtl`` builds them)."""
     return sum(math.prod(split[t]) * block_rams(
-        SLOTS * math.prod(-(-n // k) for n, k in zip(shape, split[t])), bits)
+        SLOTS * _pow2(math.prod(-(-n // k) for n, k in zip(shape, split[t]))), bits)
         for t, (shape, bits) in shapes.items())
+
+
+def _pow2(n):
+    return 1 << (n - 1).bit_length()
 
 
 def tileable(deps, shapes, params, outputs=None):
