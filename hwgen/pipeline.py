@@ -10,8 +10,8 @@ from .errors import HwgenError
 from .lang.frontend import Region
 from .mapping import fold_onto
 from .mapping.search import search
-from .mapping.tiling import (buffer_need, choose_tiles, dependence, padded, shards,
-                             tileable)
+from .mapping.tiling import (buffer_need, choose_tiles, dependence, fifo_blocks, padded,
+                             shards, tileable)
 
 DEVICE_BRAMS = 208          # ECP5-85k DP16KD blocks
 
@@ -62,7 +62,7 @@ def describe_folds(graph):
     tiles = graph.tiles and [
         f"tiling the problem {graph.tiles['params']} into "
         + " x ".join(f"{loop['count']} tiles of {loop['param']}={loop['size']}"
-                     for loop in graph.tiles["loops"])
+                     for loop in graph.tiles["loops"] if loop["count"] > 1)
         + ": the host runs one problem of the design per tile (design.json's tiles)"]
     return graph.search + (tiles or []) + [f"folding task {task} from grid {list(virtual)} onto {list(phys)}: each PE runs "
             f"up to {math.prod(-(-v // p) for v, p in zip(virtual, phys))} grid positions in "
@@ -141,14 +141,18 @@ def _folded(path, build, full, region, array, brams):
     if need <= brams:
         return folded
     deps = dependence(shapes, grid, full)
-    names = tileable(deps, have, full)
+    names, fifos = tileable(deps, have, full), 0
     while names:
         cover = padded(deps, full, names, array)     # banked as the tiles will be
         whole = folded if cover == full else at(cover).graph(
             cover, fold=fold_onto(at(cover).task_grids(), array))
-        params, tiles = choose_tiles(have, deps, full, names, array, brams, shards(whole))
+        params, tiles = choose_tiles(have, deps, full, names, array, brams - fifos,
+                                     shards(whole))
         tile = at(params)
         graph = check(tile.graph(params, fold=fold_onto(tile.task_grids(), array)))
+        if fifo_blocks(graph) > fifos:      # the tile's FIFOs take block RAMs too: again
+            fifos = fifo_blocks(graph)
+            continue
         kept = tileable(deps, have, full, {t.name for t in graph.outputs})
         if set(names) <= set(kept):
             graph.tiles = tiles

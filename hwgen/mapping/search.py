@@ -48,11 +48,7 @@ def search(grids, lower, pes=None, dsps=None, brams=None, array=None):
     (``None``: no limit; PEs default to the DSP budget), and the report: the chosen shape, then
     the rejected alternatives with their costs. ``lower(folds)`` lowers and checks the program
     with those folds; ``array`` bounds the shape too."""
-    for name, value in (("DSP", dsps), ("block RAM", brams), ("PE", pes)):
-        if value is not None and (not isinstance(value, int) or value < (name != "block RAM")):
-            raise HwgenError(f"the {name} budget must be a whole number, at least "
-                             f"{int(name != 'block RAM')} (e.g. "
-                             f"--{FLAGS[name]} 16), got {value!r}")
+    check_budgets(pes, dsps, brams)
     pes = pes or dsps
     folded = {t: g for t, g in grids.items() if len(g) and math.prod(g) > 1}
     if not folded:
@@ -107,6 +103,15 @@ def search(grids, lower, pes=None, dsps=None, brams=None, array=None):
 def _skew(c):
     """How far from square a shape is (square arrays keep streams short)."""
     return max(c.array) - min(c.array)
+
+
+def check_budgets(pes=None, dsps=None, brams=None):
+    """A clear error for a budget that is not a whole number (at least 1; block RAMs 0)."""
+    for name, value in (("DSP", dsps), ("block RAM", brams), ("PE", pes)):
+        if value is not None and (not isinstance(value, int) or value < (name != "block RAM")):
+            raise HwgenError(f"the {name} budget must be a whole number, at least "
+                             f"{int(name != 'block RAM')} (e.g. "
+                             f"--{FLAGS[name]} 16), got {value!r}")
 
 
 def _exact(c, lower):

@@ -16,6 +16,7 @@ import math
 from ..errors import HwgenError
 from ..ir.layout import banking
 from ..schedule.plan import tensor_grids
+from ..schedule.static import schedule
 from ..schedule.memories import block_rams
 
 SLOTS = 2           # problems each buffer holds (``schedule.host_timing``'s double buffering)
@@ -50,6 +51,14 @@ def buffer_need(shapes, split):
     return sum(math.prod(split[t]) * block_rams(
         SLOTS * _pow2(math.prod(-(-n // k) for n, k in zip(shape, split[t]))), bits)
         for t, (shape, bits) in shapes.items())
+
+
+def fifo_blocks(graph):
+    """Block RAMs of the FIFOs the schedule puts between groups (a folded array's streams back
+    from its last row and column hold a whole turn)."""
+    channels = graph.channels
+    return sum(block_rams(_pow2(channels[name].depth), channels[name].dtype.bits)
+               for name in schedule(graph).fifos)
 
 
 def _pow2(n):

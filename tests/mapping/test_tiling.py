@@ -28,7 +28,7 @@ def test_over_the_budget_the_output_dimensions_are_tiled_and_the_reduction_is_no
     assert graph.params == dict(tiles["params"], **{loop["param"]: loop["size"]
                                                     for loop in tiles["loops"]})
     assert describe_folds(graph)[0].startswith(
-        "tiling the problem {'M': 20, 'N': 30, 'K': 8} into 1 tiles of M=20 x 2 tiles of N=16")
+        "tiling the problem {'M': 20, 'N': 30, 'K': 8} into 4 tiles of N=8")
 
 
 @pytest.mark.parametrize("params,brams", [({"M": 20, "N": 30, "K": 8}, 1),
