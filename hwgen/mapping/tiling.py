@@ -7,8 +7,9 @@ A parameter can be tiled when every tensor dimension it sizes is exactly that pa
 halo, ``M + 2``) and it sizes a dimension of an output: then each output block depends only on
 the input blocks of the same tile indices (a reduction over ``K``, which no output has, is
 not tiled). The tiles are the least padded (the work the PEs waste on the zeros past the
-problem's end), then the fewest, whose buffers fit the block RAM budget; a tile's size along a parameter that a task grid folds onto the PE array is a multiple
-of the array's size, so that the fold stays even.
+problem's end), then the fewest, whose buffers and FIFOs fit the block RAM budget; a tile's
+size along a parameter that a task grid folds onto the PE array is a multiple of the array's
+size, so that the fold stays even.
 """
 import itertools
 import math
@@ -16,8 +17,8 @@ import math
 from ..errors import HwgenError
 from ..ir.layout import banking
 from ..schedule.plan import tensor_grids
-from ..schedule.static import schedule
 from ..schedule.memories import block_rams
+from ..schedule.static import schedule
 
 SLOTS = 2           # problems each buffer holds (``schedule.host_timing``'s double buffering)
 
