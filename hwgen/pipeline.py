@@ -57,16 +57,18 @@ def _user_error(exc, path):
 
 
 def describe_folds(graph):
-    """What ``load_design`` folded: the search's report under a budget, then one line per
-    task folded onto a PE array."""
-    tiles = graph.tiles and [
-        f"tiling the problem {graph.tiles['params']} into "
-        + " x ".join(f"{loop['count']} tiles of {loop['param']}={loop['size']}"
-                     for loop in graph.tiles["loops"] if loop["count"] > 1)
-        + ": the host runs one problem of the design per tile (design.json's tiles)"]
-    return graph.search + (tiles or []) + [f"folding task {task} from grid {list(virtual)} onto {list(phys)}: each PE runs "
-            f"up to {math.prod(-(-v // p) for v, p in zip(virtual, phys))} grid positions in "
-            "turn" for task, (virtual, phys) in graph.folds.items()]
+    """What ``load_design`` folded: the search's report under a budget, the tiles of a
+    problem too large for block RAM, then one line per task folded onto a PE array."""
+    lines = list(graph.search)
+    if graph.tiles:
+        lines.append(f"tiling the problem {graph.tiles['params']} into "
+                     + " x ".join(f"{loop['count']} tiles of {loop['param']}={loop['size']}"
+                                  for loop in graph.tiles["loops"] if loop["count"] > 1)
+                     + ": the host runs one problem of the design per tile (design.json's "
+                     "tiles)")
+    return lines + [f"folding task {task} from grid {list(virtual)} onto {list(phys)}: each PE "
+                    f"runs up to {math.prod(-(-v // p) for v, p in zip(virtual, phys))} grid "
+                    "positions in turn" for task, (virtual, phys) in graph.folds.items()]
 
 
 def load_design(path, params=None, module=None, array=None, budget=None, brams=DEVICE_BRAMS):
