@@ -123,9 +123,15 @@ def _stage_order(graph, cut):
             merged = group[ch.producer] | group[ch.consumer]
             for name in merged:
                 group[name] = merged
+    for name in cut:
+        ch = graph.channels[name]
+        if group[ch.producer] is group[ch.consumer]:
+            raise HwgenError(f"cannot materialise stream {name!r}: other streams join its "
+                             "producer and consumer into one stage; cut them too or keep the "
+                             "pair fused", ch.loc)
     stages = list({id(g): g for g in group.values()}.values())
-    after = {id(g): {id(group[graph.channels[ch].producer])} - {id(g)}
-             for g in stages for ch in cut if graph.channels[ch].consumer in g}
+    after = {id(g): {id(group[graph.channels[ch].producer]) for ch in cut
+                     if graph.channels[ch].consumer in g} - {id(g)} for g in stages}
     ordered = []
     while stages:
         ready = [g for g in stages if not after.get(id(g), set()) - {id(o) for o in ordered}]

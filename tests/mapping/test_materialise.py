@@ -60,3 +60,13 @@ def test_each_stage_passes_cocotb_on_icarus(tmp_path):
 def test_what_cannot_be_materialised_is_a_clear_error(path, cut, words):
     with pytest.raises(HwgenError, match=words.replace("'", ".")):
         materialise(load_design(path), cut)
+
+
+def test_a_stream_whose_ends_other_streams_join_cannot_be_cut_alone():
+    graph = load_design(program("stream_diamond"))
+    with pytest.raises(HwgenError, match="cannot materialise stream 'ab': other streams join"):
+        materialise(graph, ["ab"])
+    first, second = materialise(graph, ["ab", "cb"])
+    assert set(first.instances) == {"a", "c"} and set(second.instances) == {"b"}
+    inputs = {"A": np.arange(-2, 2)}
+    assert np.array_equal(run_stages([first, second], inputs)["B"], 2 * inputs["A"])
