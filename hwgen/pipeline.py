@@ -10,10 +10,11 @@ from .errors import HwgenError
 from .lang.frontend import Region
 from .mapping import fold_onto
 from .mapping.search import search
-from .mapping.tiling import (buffer_need, choose_tiles, dependence, fifo_blocks, padded,
-                             shards, tileable)
+from .mapping.tiling import (buffer_need, dependence, fifo_blocks, padded, shards,
+                             tile_choices, tileable)
 
 DEVICE_BRAMS = 208          # ECP5-85k DP16KD blocks
+TRIES = 8                   # tilings lowered and checked, best first, before giving up
 
 
 def parse_params(text):
@@ -143,23 +144,28 @@ def _folded(path, build, full, region, array, brams):
     if need <= brams:
         return folded
     deps = dependence(shapes, grid, full)
-    names, fifos = tileable(deps, have, full), 0
-    while names:
+    names = tileable(deps, have, full, {t.name for t in folded.outputs})
+    if names:
         cover = padded(deps, full, names, array)     # banked as the tiles will be
         whole = folded if cover == full else at(cover).graph(
             cover, fold=fold_onto(at(cover).task_grids(), array))
-        params, tiles = choose_tiles(have, deps, full, names, array, brams - fifos,
-                                     shards(whole))
-        tile = at(params)
-        graph = check(tile.graph(params, fold=fold_onto(tile.task_grids(), array)))
-        if fifo_blocks(graph) > fifos:      # the tile's FIFOs take block RAMs too: again
-            fifos = fifo_blocks(graph)
-            continue
-        kept = tileable(deps, have, full, {t.name for t in graph.outputs})
-        if set(names) <= set(kept):
-            graph.tiles = tiles
-            return graph
-        names = [n for n in names if n in kept]
+        refused = None
+        for blocks, params, tiles in tile_choices(have, deps, full, names, array, brams,
+                                                  shards(whole))[:TRIES]:
+            tile = at(params)
+            try:
+                graph = check(tile.graph(params, fold=fold_onto(tile.task_grids(), array)))
+                blocks += fifo_blocks(graph)        # the FIFOs take block RAMs too
+            except HwgenError as e:     # e.g. a loop too short for the fold of this tile
+                refused = refused or HwgenError(
+                    f"the tiles that fit {brams} block RAMs ({params} first) cannot be built: "
+                    f"{e.message}; give more block RAMs (BRAMS=) or another ARRAY", e.loc)
+                continue
+            if blocks <= brams:
+                graph.tiles = tiles
+                return graph
+        raise refused or HwgenError(f"no tiling of {full} along {', '.join(names)} fits "
+                                    f"{brams} block RAMs with its FIFOs: give more (BRAMS=)")
     raise HwgenError(f"the tensors' buffers need about {need} block RAMs, over the budget of "
                      f"{brams}, and no parameter can tile the problem (one that sizes an "
                      "output's dimension, and every dimension it sizes is exactly it): make "

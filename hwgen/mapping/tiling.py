@@ -80,37 +80,39 @@ def padded(deps, params, names, array):
     return dict(params, **{p: _round_up(params[p], _align(deps[p][1], array)) for p in names})
 
 
-def choose_tiles(shapes, deps, params, names, array, brams, split):
-    """``(tile params, tiles)`` for tiling ``params`` along the parameters ``names`` within
-    ``brams`` block RAMs, the tensors banked as ``split`` says (``shards``); ``tiles`` is
-    design.json's declaration (``host.tile_order``)."""
+def tile_choices(shapes, deps, params, names, array, brams, split):
+    """``(block RAMs, tile params, tiles)`` for tiling ``params`` along the parameters
+    ``names``, every choice whose buffers fit ``brams`` block RAMs (the tensors banked as
+    ``split`` says: ``shards``), best first; ``tiles`` is design.json's declaration
+    (``host.tile_order``)."""
     align = {p: _align(deps[p][1], array) for p in names}
     options = {p: sorted({_round_up(-(-params[p] // n), align[p])
                           for n in range(1, params[p] + 1)}, reverse=True) for p in names}
-    best, least = None, None
+    fits, least = [], None
     for sizes in itertools.product(*(options[p] for p in names)):
         size = dict(zip(names, sizes))
         counts = {p: -(-params[p] // size[p]) for p in names}
         need = buffer_need({t: ([_tile_dim(t, d, n, deps, size) for d, n in enumerate(shape)],
                                 bits) for t, (shape, bits) in shapes.items()}, split)
         least = need if least is None else min(least, need)
-        if need > brams:
-            continue
-        padding = math.prod(counts[p] * size[p] / params[p] for p in names)
-        key = (padding, math.prod(counts.values()))
-        if best is None or key < best[0]:
-            best = (key, size, counts)
-    if best is None:
+        if need <= brams:
+            padding = math.prod(counts[p] * size[p] / params[p] for p in names)
+            fits.append(((padding, math.prod(counts.values())), need, size, counts))
+    if not fits:
         raise HwgenError(f"the smallest tiles along {', '.join(names)} still need about "
                          f"{least} block RAMs, over the budget of {brams}: give more (BRAMS=) "
                          "or make the sizes the tiles do not cover smaller")
-    _, size, counts = best
-    tiles = {"params": dict(params),
-             "loops": [{"param": p, "count": counts[p], "size": size[p]} for p in names],
-             "tensors": {t: {"shape": list(shape),
-                             "dims": [_dim_param(t, d, deps, names) for d in range(len(shape))]}
-                         for t, (shape, _) in shapes.items()}}
-    return dict(params, **size), tiles
+    return [(need, dict(params, **size), _declaration(shapes, deps, params, names, size, counts))
+            for _, need, size, counts in sorted(fits, key=lambda f: f[0])]
+
+
+def _declaration(shapes, deps, params, names, size, counts):
+    """design.json's ``tiles``."""
+    return {"params": dict(params),
+            "loops": [{"param": p, "count": counts[p], "size": size[p]} for p in names],
+            "tensors": {t: {"shape": list(shape),
+                            "dims": [_dim_param(t, d, deps, names) for d in range(len(shape))]}
+                        for t, (shape, _) in shapes.items()}}
 
 
 def _round_up(n, multiple):

@@ -31,10 +31,13 @@ def test_over_the_budget_the_output_dimensions_are_tiled_and_the_reduction_is_no
         "tiling the problem {'M': 20, 'N': 30, 'K': 8} into 4 tiles of N=8")
 
 
-@pytest.mark.parametrize("params,brams", [({"M": 20, "N": 30, "K": 8}, 1),
-                                          ({"M": 64, "N": 64, "K": 64}, 6)])
-def test_the_tiles_run_one_after_another_equal_the_whole_problem(params, brams):
-    graph = load_design(GEMM, params, array=(4, 4), brams=brams)
+@pytest.mark.parametrize("params,array,brams", [
+    ({"M": 20, "N": 30, "K": 8}, (4, 4), 1), ({"M": 64, "N": 64, "K": 64}, (4, 4), 6),
+    ({"M": 30, "N": 7, "K": 1}, (3, 5), 1)])
+def test_the_tiles_run_one_after_another_equal_the_whole_problem(params, array, brams):
+    """(K=1 on 3 x 5: the best tiles' fold cannot run a loop of one iteration; the next
+    tiling that can is taken.)"""
+    graph = load_design(GEMM, params, array=array, brams=brams)
     assert graph.tiles is not None
     rng = np.random.default_rng(1)
     inputs = {t.name: rng.integers(-128, 128, t.shape) for t in whole(graph).inputs}
