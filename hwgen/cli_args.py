@@ -48,11 +48,15 @@ def _add_design_options(p):
     p.add_argument("--out", default=None, help="output folder (default build/<design>)")
     p.add_argument("--lanes", default="auto", help="elements per host beat: 'auto' (enough "
                    "to keep up with compute, per port) or one number for every port")
-    for flag, what in (("pes", "PEs"), ("dsps", "DSP blocks"), ("brams", "block RAMs")):
+    for flag, what in (("pes", "PEs"), ("dsps", "DSP blocks")):
         p.add_argument(f"--{flag}", type=int, default=None, help=f"a budget of {what}: fold "
                        "the task grids onto the array shape the schedule finds fastest within "
                        "it, printing the rejected shapes (any budget not given: the "
                        "device's; none given: the grid is built as written)")
+    p.add_argument("--brams", type=int, default=None, help="a budget of block RAMs (default "
+                   "the device's, 208): with --array, a problem whose buffers exceed it is "
+                   "tiled (design.json's tiles); `fusion` keeps intermediates on chip within "
+                   "it; alone, it searches the array shape as --dsps does")
     return p
 
 
