@@ -62,11 +62,12 @@ def describe_folds(graph):
     problem too large for block RAM, then one line per task folded onto a PE array."""
     lines = list(graph.search)
     if graph.tiles:
-        lines.append(f"tiling the problem {graph.tiles['params']} into "
-                     + " x ".join(f"{loop['count']} tiles of {loop['param']}={loop['size']}"
-                                  for loop in graph.tiles["loops"] if loop["count"] > 1)
-                     + ": the host runs one problem of the design per tile (design.json's "
-                     "tiles)")
+        split = " x ".join(f"{loop['count']} tiles of {loop['param']}={loop['size']}"
+                           for loop in graph.tiles["loops"] if loop["count"] > 1)
+        lines.append(f"tiling the problem {graph.tiles['params']} into {split}: the host runs "
+                     "one problem of the design per tile (design.json's tiles)" if split else
+                     f"padding the problem {graph.tiles['params']} to {graph.params}, where "
+                     "its buffers bank evenly (design.json's tiles: one tile)")
     return lines + [f"folding task {task} from grid {list(virtual)} onto {list(phys)}: each PE "
                     f"runs up to {math.prod(-(-v // p) for v, p in zip(virtual, phys))} grid "
                     "positions in turn" for task, (virtual, phys) in graph.folds.items()]
