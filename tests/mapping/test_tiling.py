@@ -49,3 +49,14 @@ def test_tiles_that_cannot_fit_are_a_clear_error():
     with pytest.raises(HwgenError, match="the smallest tiles along M, N still need about 4 "
                                          "block RAMs, over the budget of 0"):
         load_design(GEMM, {"M": 8, "N": 8, "K": 256}, array=(2, 2), brams=0)
+
+
+def test_a_single_padded_tile_says_it_pads():
+    """8 x 30 does not bank evenly over 4 PEs; padded to 8 x 32 its buffers fit one block."""
+    graph = load_design(GEMM, {"M": 8, "N": 30, "K": 8}, array=(4, 4), brams=1)
+    assert [loop["count"] for loop in graph.tiles["loops"]] == [1, 1]
+    assert describe_folds(graph)[0] == (
+        "padding the problem {'M': 8, 'N': 30, 'K': 8} to {'M': 8, 'N': 32, 'K': 8}, where its "
+        "buffers bank evenly (design.json's tiles: one tile)")
+    inputs = {"A": np.ones((8, 8), int), "B": np.ones((8, 30), int)}
+    assert np.array_equal(run_whole(graph, inputs)["C"], np.full((8, 30), 8))
