@@ -66,15 +66,16 @@ def _budget(args):
     With --array, --brams alone is the budget a problem too large for it is tiled within;
     --pes or --dsps search the array shape (``mapping.search``)."""
     from .flow.fit import CAPACITY
+    from .mapping.fusion import DEVICE_BRAMS
     given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams")}
     if all(v is None for v in given.values()):
         return None
-    have = CAPACITY.get(getattr(args, "device", None) or "ecp5-85k", CAPACITY["ecp5-85k"])
+    device = getattr(args, "device", None)
+    device = device if device in CAPACITY else "ecp5-85k"
     def pick(name, default):
         return default if given[name] is None else given[name]
-    dsps = pick("dsps", have["DSP"])
-    return {"pes": pick("pes", dsps), "dsps": dsps,
-            "brams": pick("brams", have["BRAM bits"] // 18432)}
+    dsps = pick("dsps", CAPACITY[device]["DSP"])
+    return {"pes": pick("pes", dsps), "dsps": dsps, "brams": pick("brams", DEVICE_BRAMS[device])}
 
 
 def _graph(args):

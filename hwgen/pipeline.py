@@ -9,11 +9,11 @@ from .check import check
 from .errors import HwgenError
 from .lang.frontend import Region
 from .mapping import fold_onto
+from .mapping.fusion import DEVICE_BRAMS
 from .mapping.search import search
 from .mapping.tiling import (buffer_need, dependence, fifo_blocks, padded, shards,
                              tile_choices, tileable)
 
-DEVICE_BRAMS = 208          # ECP5-85k DP16KD blocks
 TRIES = 8                   # tilings lowered and checked, best first, before giving up
 
 
@@ -73,7 +73,8 @@ def describe_folds(graph):
                     "positions in turn" for task, (virtual, phys) in graph.folds.items()]
 
 
-def load_design(path, params=None, module=None, array=None, budget=None, brams=DEVICE_BRAMS):
+def load_design(path, params=None, module=None, array=None, budget=None,
+                brams=DEVICE_BRAMS["ecp5-85k"]):
     """The checked task graph of the design in ``path`` at ``params`` (missing ones default);
     ``module``: the file already loaded by ``load_module``, so that it runs only once;
     ``array``: a PE array budget (``(rows, cols)``) that task grids larger than it fold onto
