@@ -11,10 +11,7 @@ from .lang.frontend import Region
 from .mapping import fold_onto
 from .mapping.fusion import DEVICE_BRAMS
 from .mapping.search import search
-from .mapping.tiling import (buffer_need, dependence, fifo_blocks, padded, shards,
-                             tile_choices, tileable)
-
-TRIES = 8                   # tilings lowered and checked, best first, before giving up
+from .mapping.tiling import buffer_need, shards, tile_problem
 
 
 def parse_params(text):
@@ -140,35 +137,14 @@ def _folded(path, build, full, region, array, brams):
     def grid(params):
         return max(at(params).task_grids().values(), key=math.prod, default=())
 
-    folded = check(region.graph(full, fold=fold_onto(region.task_grids(), array)))
-    have = shapes(full)
-    need = buffer_need(have, shards(folded))
+    def folded(params):
+        tile = at(params)
+        return check(tile.graph(params, fold=fold_onto(tile.task_grids(), array)))
+
+    graph = folded(full)
+    need = buffer_need(shapes(full), shards(graph))
     if need <= brams:
-        return folded
-    deps = dependence(shapes, grid, full)
-    names = tileable(deps, have, full, {t.name for t in folded.outputs})
-    if names:
-        cover = padded(deps, full, names, array)     # banked as the tiles will be
-        whole = folded if cover == full else at(cover).graph(
-            cover, fold=fold_onto(at(cover).task_grids(), array))
-        refused = None
-        for blocks, params, tiles in tile_choices(have, deps, full, names, array, brams,
-                                                  shards(whole))[:TRIES]:
-            tile = at(params)
-            try:
-                graph = check(tile.graph(params, fold=fold_onto(tile.task_grids(), array)))
-                blocks += fifo_blocks(graph)        # the FIFOs take block RAMs too
-            except HwgenError as e:     # e.g. a loop too short for the fold of this tile
-                refused = refused or HwgenError(
-                    f"the tiles that fit {brams} block RAMs ({params} first) cannot be built: "
-                    f"{e.message}; give more block RAMs (BRAMS=) or another ARRAY", e.loc)
-                continue
-            if blocks <= brams:
-                graph.tiles = tiles
-                return graph
-        raise refused or HwgenError(f"no tiling of {full} along {', '.join(names)} fits "
-                                    f"{brams} block RAMs with its FIFOs: give more (BRAMS=)")
-    raise HwgenError(f"the tensors' buffers need about {need} block RAMs, over the budget of "
-                     f"{brams}, and no parameter can tile the problem (one that sizes an "
-                     "output's dimension, and every dimension it sizes is exactly it): make "
-                     "the sizes smaller")
+        return graph
+    return tile_problem(folded, shapes, grid, full, {t.name for t in graph.outputs}, array, brams,
+                        f"the tensors' buffers need about {need} block RAMs, over the budget "
+                        f"of {brams}")

@@ -21,6 +21,39 @@ from ..schedule.memories import block_rams
 from ..schedule.static import schedule
 
 SLOTS = 2           # problems each buffer holds (``schedule.host_timing``'s double buffering)
+TRIES = 8           # tilings lowered and checked, best first, before giving up
+
+
+def tile_problem(build, shapes, grid, full, outputs, array, brams, why):
+    """The graph of the best tiling of the problem ``full`` (parameter -> size) whose buffers
+    and FIFOs fit ``brams`` block RAMs, its ``tiles`` set: ``build(params)`` gives the checked
+    graph of a problem (HwgenError if it cannot be built), ``shapes(params)`` tensor name ->
+    (shape, bits), ``grid(params)`` the grid folded onto ``array``; ``outputs``: the output
+    tensors' names; ``why`` it must be tiled, for the error when it cannot be."""
+    have = shapes(full)
+    deps = dependence(shapes, grid, full)
+    names = tileable(deps, have, full, outputs)
+    if not names:
+        raise HwgenError(f"{why}, and no parameter can tile the problem (one that sizes an "
+                         "output's dimension, and every dimension it sizes is exactly it): make "
+                         "the sizes smaller")
+    whole = build(padded(deps, full, names, array))     # banked as the tiles will be
+    refused = None
+    for blocks, params, tiles in tile_choices(have, deps, full, names, array, brams,
+                                              shards(whole))[:TRIES]:
+        try:
+            graph = build(params)
+            blocks += fifo_blocks(graph)        # the FIFOs take block RAMs too
+        except HwgenError as e:     # e.g. a loop too short for the fold of this tile
+            refused = refused or HwgenError(
+                f"the tiles that fit {brams} block RAMs ({params} first) cannot be built: "
+                f"{e.message}; give more block RAMs (BRAMS=) or another ARRAY", e.loc)
+            continue
+        if blocks <= brams:
+            graph.tiles = tiles
+            return graph
+    raise refused or HwgenError(f"no tiling of {full} along {', '.join(names)} fits "
+                                f"{brams} block RAMs with its FIFOs: give more (BRAMS=)")
 
 
 def dependence(shapes, grid, params):
