@@ -20,7 +20,7 @@ DSE     := --expr "$(EXPR)" --sizes "$(SIZES)" --array $(ARRAY)
 # program, ARRAY given on the command line folds its task grids onto that PE array, and budgets
 # PES, DSPS, BRAMS fold them onto the fastest array shape within them (docs/mapping.md).
 BUDGET   = $(if $(PES),--pes $(PES)) $(if $(DSPS),--dsps $(DSPS)) $(if $(BRAMS),--brams $(BRAMS))
-DSEARG   = $(if $(filter dse:%,$(DESIGN)),$(DSE),$(if $(filter command line,$(origin ARRAY)),--array $(ARRAY)) $(BUDGET))
+DSEARG   = $(if $(filter dse:%,$(DESIGN)),$(DSE) $(BUDGET),$(if $(filter command line,$(origin ARRAY)),--array $(ARRAY)) $(BUDGET))
 JOBS    ?= 2
 # make dse MEASURE=1: place and route the Pareto front (nextpnr SEEDS), on a local pool or the
 # Dask scheduler at CLUSTER=tcp://host:port.

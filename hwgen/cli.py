@@ -6,7 +6,8 @@ import sys
 import time
 
 from .cli_args import parser
-from .cli_explore import array_option, cmd_dse, cmd_layers, exploration  # noqa: F401
+from .cli_explore import (array_option, budget_of as _budget, cmd_dse,  # noqa: F401
+                          cmd_layers, point_graph as _point)
 from .errors import HwgenError
 
 
@@ -35,13 +36,7 @@ def _design(args):
     """``(graph, reference, tolerance, input_range)``: the checked task graph, its numpy
     reference (None if undefined; for ``dse:``, the expression's) and ``declared`` values."""
     if args.design.startswith("dse:"):
-        from .dataflow.generate import generate, reference
-        if args.params:
-            raise HwgenError("a dse: design takes its sizes from --sizes (make ... SIZES=...), "
-                             "not --params")
-        result = exploration(args)
-        return (generate(result.find(args.design[4:]).design),
-                lambda **inputs: reference(result.expr, result.sizes, inputs), None, None)
+        return _point(args)
     from .check.reference import declared
     from .pipeline import describe_folds, load_design, load_module, parse_params
     params = parse_params(args.params)
@@ -59,23 +54,6 @@ def _design(args):
     lines = describe_folds(graph)
     print("\n".join(lines), file=sys.stderr, end="\n" if lines else "")
     return (graph, getattr(module, "reference", None)) + declared(module)
-
-
-def _budget(args):
-    """--pes/--dsps/--brams: None when none is given, else each, the device's by default.
-    With --array, --brams alone is the budget a problem too large for it is tiled within;
-    --pes or --dsps search the array shape (``mapping.search``)."""
-    from .flow.fit import CAPACITY
-    from .mapping.fusion import DEVICE_BRAMS
-    given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams")}
-    if all(v is None for v in given.values()):
-        return None
-    device = getattr(args, "device", None)
-    device = device if device in CAPACITY else "ecp5-85k"
-    def pick(name, default):
-        return default if given[name] is None else given[name]
-    dsps = pick("dsps", CAPACITY[device]["DSP"])
-    return {"pes": pick("pes", dsps), "dsps": dsps, "brams": pick("brams", DEVICE_BRAMS[device])}
 
 
 def _graph(args):

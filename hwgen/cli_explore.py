@@ -1,6 +1,8 @@
 """hwgen's exploration commands: dse (the dataflows of a tensor expression, their Pareto front
-and its measurement) and layers (VGG-16 and ResNet-50 layers on a PE array)."""
+and its measurement) and layers (VGG-16 and ResNet-50 layers on a PE array); a dse point as a
+design, and the budgets (--pes/--dsps/--brams) designs fold and tile within."""
 import os
+import sys
 
 from .cli_args import DEFAULT_ARRAY, array_size
 from .errors import HwgenError
@@ -56,10 +58,14 @@ def _measure(args, result, out):
     """``dse --measure``: place and route the Pareto front; the model against nextpnr."""
     from .dataflow.generate import generate
     from .flow.measure import measure_front
+    for p in result.front:
+        if not p.design.exact:
+            print(f"point {p.id} not measured: its array does not divide its loops, so its "
+                  f"design is tiled (make timing DESIGN=dse:{p.id} ... measures it)")
     points = [{"id": p.id, "map": p.design.spacetime_text(), "model": {
         "cycles": p.cost.cycles, "latency": p.cost.latency, **p.cost.resources},
         "array": "x".join(map(str, p.design.array)), "graph": generate(p.design)}
-        for p in result.front]
+        for p in result.front if p.design.exact]
     text, _, ok = measure_front(points, out, seeds=args.seeds, cluster=args.cluster,
                                 workers=args.workers)
     print(f"\n{text}\n\nwrote {os.path.join(out, 'measured.md')}")
@@ -76,3 +82,45 @@ def cmd_layers(args):
         print(format_rows(rows))
         print()
     return 0
+
+
+def point_graph(args):
+    """``cli._design`` for ``dse:<point>``: tiled when its buffers exceed --brams (the device's
+    block RAMs by default) or its array does not divide its loops."""
+    from .dataflow.generate import reference
+    from .mapping.fusion import DEVICE_BRAMS
+    from .pipeline import describe_folds, load_point
+    if args.params:
+        raise HwgenError("a dse: design takes its sizes from --sizes (make ... SIZES=...), "
+                         "not --params")
+    if args.pes is not None or args.dsps is not None:
+        raise HwgenError("a dse: point has its array (--array, make ... ARRAY=RxC); --pes and "
+                         "--dsps fold programs: leave them out")
+    budget = budget_of(args)
+    if budget:
+        from .mapping.search import check_budgets
+        check_budgets(**budget)
+    device = getattr(args, "device", None)
+    brams = budget["brams"] if budget else DEVICE_BRAMS.get(device, DEVICE_BRAMS["ecp5-85k"])
+    result = exploration(args)
+    graph = load_point(result.find(args.design[4:]).design, brams)
+    lines = describe_folds(graph)
+    print("\n".join(lines), file=sys.stderr, end="\n" if lines else "")
+    return graph, lambda **inputs: reference(result.expr, result.sizes, inputs), None, None
+
+
+def budget_of(args):
+    """--pes/--dsps/--brams: None when none is given, else each, the device's by default.
+    With --array, --brams alone is the budget a problem too large for it is tiled within;
+    --pes or --dsps search the array shape (``mapping.search``)."""
+    from .flow.fit import CAPACITY
+    from .mapping.fusion import DEVICE_BRAMS
+    given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams")}
+    if all(v is None for v in given.values()):
+        return None
+    device = getattr(args, "device", None)
+    device = device if device in CAPACITY else "ecp5-85k"
+    def pick(name, default):
+        return default if given[name] is None else given[name]
+    dsps = pick("dsps", CAPACITY[device]["DSP"])
+    return {"pes": pick("pes", dsps), "dsps": dsps, "brams": pick("brams", DEVICE_BRAMS[device])}

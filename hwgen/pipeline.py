@@ -139,12 +139,43 @@ def _folded(path, build, full, region, array, brams):
 
     def folded(params):
         tile = at(params)
-        return check(tile.graph(params, fold=fold_onto(tile.task_grids(), array)))
+        return tile.graph(params, fold=fold_onto(tile.task_grids(), array))
 
-    graph = folded(full)
+    graph = check(folded(full))
     need = buffer_need(shapes(full), shards(graph))
     if need <= brams:
         return graph
     return tile_problem(folded, shapes, grid, full, {t.name for t in graph.outputs}, array, brams,
                         f"the tensors' buffers need about {need} block RAMs, over the budget "
                         f"of {brams}")
+
+
+def load_point(design, brams=DEVICE_BRAMS["ecp5-85k"]):
+    """The checked task graph of a dataflow-exploration point (``dataflow.design.Design``):
+    as generated when its array divides the loops it runs and its buffers fit ``brams`` block
+    RAMs; else built for a tile of the problem (``mapping.tiling``; the graph's ``tiles``),
+    a loop the array does not divide padded with zeros (the expression sums products)."""
+    from .dataflow.design import Design
+    from .dataflow.generate import design_tensors, generate, lower
+
+    def at(sizes):
+        return Design(design.expr, sizes, design.array, design.space, design.inner, design.skew)
+
+    def shapes(sizes):
+        return {t.name: (t.shape, t.dtype.bits) for t in design_tensors(at(sizes)).values()}
+
+    def grid(sizes):
+        return tuple(sizes[loop] for loop in design.space)
+
+    full = dict(design.sizes)
+    why = ("the array " + "x".join(map(str, design.array)) + " does not divide "
+           + ", ".join(f"{loop}={full[loop]}" for loop in design.space))
+    if design.exact:
+        graph = generate(design)
+        need = buffer_need(shapes(full), shards(graph))
+        if need <= brams:
+            return graph
+        why = f"the tensors' buffers need about {need} block RAMs, over the budget of {brams}"
+    return tile_problem(lambda sizes: lower(at(sizes)), shapes, grid, full,
+                        {design.expr.output.tensor}, design.array, brams, why,
+                        zeros_neutral=True)

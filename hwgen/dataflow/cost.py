@@ -134,8 +134,11 @@ def _buffer(design):
 
 
 def cost(design):
-    """The ``Cost`` of ``design`` (exact or not: tiles are rounded up)."""
+    """The ``Cost`` of ``design``: of the hardware built for it, padded where its array
+    does not divide its loops (``Design.padded``); ``macs`` counts the useful ones."""
     expr = design.expr
+    macs = math.prod(design.sizes[l] for l in expr.loops)
+    design = design.padded
     grid = tuple(design.pes(a) for a in range(len(design.space)))
     pes = math.prod(grid)
     iterations = design.iterations
@@ -151,7 +154,6 @@ def cost(design):
     latency = host.latency
 
     port_pes = {a.tensor: readers(design, skew, a) for a in expr.inputs}
-    macs = math.prod(design.sizes[l] for l in expr.loops)
     shape = Shape(design=design, grid=grid, skew=skew, prod=prod, taps=deepest,
                   readers=port_pes, tensors=tensors, bankings=bankings, lanes=lanes,
                   slots=slots, period=max(spacing, interval))

@@ -29,6 +29,14 @@ from .spacetime import SpaceTime
 AXES = ("x", "y")
 
 
+def paddable(expr, loop):
+    """Whether every tensor dimension ``loop`` indexes is exactly it (``A[i,k]``, not
+    ``I[p+r]``): a loop the host can pad with zeros (``mapping.tiling``)."""
+    col = expr.loops.index(loop)
+    return all(row[col] == 0 or (row[col] == 1 and off == 0 and sum(map(abs, row)) == 1)
+               for a in expr.accesses for row, off in zip(a.matrix, a.offset))
+
+
 def lacks(expr, access, loop):
     """Whether ``access`` of ``expr`` does not depend on ``loop``."""
     col = expr.loops.index(loop)
@@ -108,6 +116,16 @@ class Design:
         if loop not in self.space:
             return self.sizes[loop]
         return -(-self.sizes[loop] // self.pes(self.space.index(loop)))
+
+    @cached_property
+    def padded(self):
+        """This point with each spatial loop rounded up to a multiple of its PEs (the design
+        ``pipeline.load_point`` builds for one that does not divide)."""
+        if self.exact:
+            return self
+        sizes = dict(self.sizes, **{l: self.block(l) * self.pes(a)
+                                    for a, l in enumerate(self.space)})
+        return Design(self.expr, sizes, self.array, self.space, self.inner, self.skew)
 
     @property
     def exact(self):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..errors import HwgenError
 from .cost import cost
-from .design import Design, lacks
+from .design import Design, lacks, paddable
 from .entries import UNICAST, entries
 
 @dataclass
@@ -63,13 +63,15 @@ class Exploration:
         return hits[0]
 
 
-def shapes(array, design_sizes, space):
+def shapes(expr, array, design_sizes, space):
     """Array shapes for loops ``space``: every side from 2 up to the array's (or the loop's)
-    that divides the loop it runs."""
+    that divides the loop it runs, and the array's whole side if the loop can be padded to a
+    multiple of it (``paddable``; ``pipeline.load_point`` pads it)."""
     sides = []
     for axis, loop in enumerate(space):
-        n = design_sizes[loop]
-        sides.append([s for s in range(2, min(array[axis], n) + 1) if n % s == 0])
+        n, side = design_sizes[loop], min(array[axis], design_sizes[loop])
+        sides.append([s for s in range(2, side + 1) if n % s == 0 or
+                      (s == side and paddable(expr, loop))])
     return list(itertools.product(*sides))
 
 
@@ -96,7 +98,7 @@ def family(expr, sizes, array):
         for space, inner, skew in maps(expr, dims):
             by_space.setdefault(space, []).append((inner, skew))
         for space, rest in by_space.items():
-            for shape in shapes(arr, sizes, space):
+            for shape in shapes(expr, arr, sizes, space):
                 for inner, skew in rest:
                     try:
                         yield Design(expr, sizes, shape, space, inner, skew)

@@ -192,6 +192,11 @@ def design_tensors(design):
 
 def generate(design, name="dse"):
     """The checked ``ir.Graph`` of ``design`` (HwgenError if it cannot be generated)."""
+    return check(lower(design, name))
+
+
+def lower(design, name="dse"):
+    """The ``ir.Graph`` of ``design``, not yet checked."""
     _check_generable(design)
     tensors = design_tensors(design)
     grid = tuple(design.pes(a) for a in range(len(design.space)))
@@ -201,8 +206,7 @@ def generate(design, name="dse"):
         pe = _PE(design, pos)
         body, types = pe.build(link)
         instances[pe.name] = Instance(pe.name, "pe", pos, grid, [Segment(trips, body)], types)
-    graph = Graph(name, dict(design.sizes), tensors, link.channels, instances)
-    return check(graph)
+    return Graph(name, dict(design.sizes), tensors, link.channels, instances)
 
 
 def reference(expr, sizes, inputs):

@@ -14,6 +14,7 @@ size, so that the fold stays even.
 import itertools
 import math
 
+from ..check import check
 from ..errors import HwgenError
 from ..ir.layout import banking
 from ..schedule.plan import tensor_grids
@@ -24,25 +25,31 @@ SLOTS = 2           # problems each buffer holds (``schedule.host_timing``'s dou
 TRIES = 8           # tilings lowered and checked, best first, before giving up
 
 
-def tile_problem(build, shapes, grid, full, outputs, array, brams, why):
-    """The graph of the best tiling of the problem ``full`` (parameter -> size) whose buffers
-    and FIFOs fit ``brams`` block RAMs, its ``tiles`` set: ``build(params)`` gives the checked
+def tile_problem(lower, shapes, grid, full, outputs, array, brams, why, zeros_neutral=False):
+    """The checked graph of the best tiling of the problem ``full`` (parameter -> size) whose
+    buffers and FIFOs fit ``brams`` block RAMs, its ``tiles`` set: ``lower(params)`` gives the
     graph of a problem (HwgenError if it cannot be built), ``shapes(params)`` tensor name ->
     (shape, bits), ``grid(params)`` the grid folded onto ``array``; ``outputs``: the output
-    tensors' names; ``why`` it must be tiled, for the error when it cannot be."""
+    tensors' names; ``why`` it must be tiled, for the error when it cannot be.
+    ``zeros_neutral``: zeros past an input's end add nothing to the outputs (a sum of
+    products), so a parameter that sizes only inputs (a reduction) and does not divide its
+    array axis is padded too, as one tile."""
     have = shapes(full)
     deps = dependence(shapes, grid, full)
     names = tileable(deps, have, full, outputs)
+    pads = [p for p in tileable(deps, have, full) if zeros_neutral and p not in names
+            and full[p] % _align(deps[p][1], array)]
+    names += pads
     if not names:
         raise HwgenError(f"{why}, and no parameter can tile the problem (one that sizes an "
                          "output's dimension, and every dimension it sizes is exactly it): make "
                          "the sizes smaller")
-    whole = build(padded(deps, full, names, array))     # banked as the tiles will be
+    whole = lower(padded(deps, full, names, array))     # banked as the tiles will be
     refused = None
     for blocks, params, tiles in tile_choices(have, deps, full, names, array, brams,
-                                              shards(whole))[:TRIES]:
+                                              shards(whole), pads)[:TRIES]:
         try:
-            graph = build(params)
+            graph = check(lower(params))
             blocks += fifo_blocks(graph)        # the FIFOs take block RAMs too
         except HwgenError as e:     # e.g. a loop too short for the fold of this tile
             refused = refused or HwgenError(
@@ -113,14 +120,15 @@ def padded(deps, params, names, array):
     return dict(params, **{p: _round_up(params[p], _align(deps[p][1], array)) for p in names})
 
 
-def tile_choices(shapes, deps, params, names, array, brams, split):
+def tile_choices(shapes, deps, params, names, array, brams, split, pads=()):
     """``(block RAMs, tile params, tiles)`` for tiling ``params`` along the parameters
     ``names``, every choice whose buffers fit ``brams`` block RAMs (the tensors banked as
     ``split`` says: ``shards``), best first; ``tiles`` is design.json's declaration
-    (``host.tile_order``)."""
+    (``host.tile_order``). Of ``names``, ``pads`` are only padded (one tile)."""
     align = {p: _align(deps[p][1], array) for p in names}
     options = {p: sorted({_round_up(-(-params[p] // n), align[p])
-                          for n in range(1, params[p] + 1)}, reverse=True) for p in names}
+                          for n in range(1, 2 if p in pads else params[p] + 1)}, reverse=True)
+               for p in names}
     fits, least = [], None
     for sizes in itertools.product(*(options[p] for p in names)):
         size = dict(zip(names, sizes))

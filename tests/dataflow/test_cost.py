@@ -12,6 +12,7 @@ from hwgen.dataflow.design import Design
 from hwgen.dataflow.explore import explore
 from hwgen.dataflow.expr import parse_expr
 from hwgen.dataflow.generate import generate
+from hwgen.pipeline import load_point
 from hwgen.rtl.simhelpers import run_top
 from hwgen.rtl.top import Top
 from hwgen.schedule import plan
@@ -27,7 +28,7 @@ SPACES = [("C[i,j] += A[i,k] * B[k,j]", "i=8 j=8 k=8", (4, 4)),
 def planned(request):
     """``(point, plan)`` for every explored point of a space."""
     text, sizes, array = request.param
-    return [(point, plan(generate(point.design)))
+    return [(point, plan(load_point(point.design)))
             for point in explore(parse_expr(text), sizes, array).points]
 
 
