@@ -74,13 +74,15 @@ def _measure(args, result, out):
 
 def cmd_layers(args):
     from tqdm import tqdm
-    from .dataflow.layers import evaluate, format_rows
+    from .dataflow.layers import build_lines, evaluate, format_rows
     array = array_option(args.array)
     for table in args.tables:
         rows = evaluate(table, array, progress=lambda xs: tqdm(xs, desc=table, leave=False))
         print(f"## {table} on a {'x'.join(map(str, array))} array\n")
         print(format_rows(rows))
         print()
+        for line in build_lines(rows, array):
+            print(line)
     return 0
 
 

@@ -15,7 +15,7 @@ import math
 
 from ..errors import HwgenError
 from .cost import cost
-from .design import Design
+from .design import Design, paddable
 from .explore import maps
 from .expr import parse_expr
 
@@ -94,3 +94,20 @@ def format_rows(rows):
                      f"{d.spacetime_text()} | {entries} | {c.array_cycles:,} | {util:.3f} | "
                      f"{c.cycles:,} |")
     return "\n".join(lines)
+
+
+def build_lines(rows, array):
+    """Per layer, the make command that builds its best dataflow, folded and tiled to the
+    device's block RAM (``pipeline.load_point``), or why it cannot be built: tiles of a loop
+    that indexes an input with an offset (``I[c,p+r,q+s]``) would need halos."""
+    lines = []
+    for name, sizes, d, _, _ in rows:
+        halo = [l for l in d.expr.loops if not paddable(d.expr, l)]
+        if halo:
+            lines.append(f"{name}: not built: its tiles along {', '.join(halo)} would need "
+                         "halos (an input indexed with an offset), which hwgen does not tile")
+            continue
+        lines.append(f"{name}: make verilog DESIGN=\"dse:{d}\" EXPR=\"{d.expr.text}\" "
+                     f"SIZES=\"{' '.join(f'{k}={v}' for k, v in sizes.items())}\" "
+                     f"ARRAY={'x'.join(map(str, array))}")
+    return lines

@@ -5,7 +5,11 @@ import pytest
 
 from hwgen import HwgenError
 from hwgen.cli import main
-from hwgen.dataflow.layers import evaluate, padded, tables
+from hwgen.dataflow.explore import explore
+from hwgen.dataflow.expr import parse_expr
+from hwgen.dataflow.layers import best, build_lines, evaluate, padded, tables
+from hwgen.pipeline import load_point
+from hwgen.schedule import plan
 
 
 def test_tables_have_the_published_layers():
@@ -27,6 +31,25 @@ def test_resnet_gemms_on_12x12():
         assert c.pes == 144 and c.resources["DSP"] == 144
         assert util == math.prod(sizes.values()) / (144 * c.array_cycles)
         assert 0.9 < util <= 1.0, (name, util)
+
+
+def test_a_resnet_gemm_builds_tiled_at_the_tables_cycles():
+    """The table's best dataflow for M1024-K512-N256 on 12x12, built as ``build_lines`` says:
+    86 tiles of m = 12 (k padded to 516) whose intervals add up to the table's array cycles."""
+    name, sizes, d, c, _ = evaluate("resnet50")[0]
+    assert build_lines([(name, sizes, d, c, None)], (12, 12))[0].startswith(
+        f'{name}: make verilog DESIGN="dse:{d}"')
+    graph = load_point(explore(d.expr, sizes, (12, 12)).find(str(d)).design)
+    counts = [loop["count"] for loop in graph.tiles["loops"]]
+    assert graph.params == {"m": 12, "n": 256, "k": 516} and math.prod(counts) == 86
+    assert math.prod(counts) * plan(graph).interval_cycles == c.array_cycles
+
+
+def test_convolutions_say_why_they_are_not_built():
+    name, text, sizes = tables()["vgg16"][0]
+    d, _, _ = best(parse_expr(text), sizes, (12, 12))
+    line = build_lines([(name, sizes, d, None, None)], (12, 12))[0]
+    assert line.startswith("conv1_1: not built") and "halos" in line
 
 
 def test_unknown_table_is_an_error(capsys):
