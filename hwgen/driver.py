@@ -94,22 +94,29 @@ class Accelerator:
         return cls(manifest, SerialLine(port, manifest["bridge"]["baud"]), **kwargs)
 
     @classmethod
-    def simulate(cls, design, params=None, **kwargs):
+    def simulate(cls, design, params=None, array=None, brams=None, **kwargs):
         """The design in Amaranth's simulator behind the same bridge: ``design`` is a program
-        file (with ``params``), a design.json that records its ``source``, or a task graph."""
+        file (with ``params``, folded onto ``array`` and tiled within ``brams`` block RAMs as
+        ``pipeline.load_design`` does), a design.json that records its ``source`` and how it
+        was built (``build``), or a task graph."""
         from .flow.bridge_sim import simulate
         from .pipeline import load_design
-        source = None
+        source, build = None, None
         if isinstance(design, (str, os.PathLike)):
             source = str(design)
+            build = {"params": params, "array": array, "brams": brams}
             if source.endswith(".json"):
                 manifest = _read_manifest(source)
                 if "source" not in manifest:
                     raise HwgenError(f"{source} does not record its program ('source'); "
                                      "simulate the program file instead")
-                source, params = manifest["source"], manifest["params"]
-            design = load_design(source, params)
-        info, line = simulate(design, source=source)
+                source = manifest["source"]
+                build = manifest.get("build", {"params": manifest["params"]})
+            given = {k: v for k, v in build.items() if v is not None}
+            if "array" in given:
+                given["array"] = tuple(given["array"])         # a JSON list
+            design = load_design(source, **given)
+        info, line = simulate(design, source=source, build=build)
         # Silence worth a few problems or 400 bytes of simulated time, not a board's second.
         kwargs.setdefault("timeout", max(4000, 4 * info["expected_cycles"]) / line.clock_hz)
         return cls(info, line, **kwargs)

@@ -122,11 +122,18 @@ def test_a_silent_line_is_a_clear_error_not_a_hang():
         acc.run(A=np.ones((2, 3), dtype=int), B=np.ones((3, 2), dtype=int))
 
 
-def test_a_tiled_design_runs_on_whole_tensors_through_the_bridge():
-    """design.json's tiles: the driver sends each tile's blocks and joins the outputs."""
-    graph = load_design(example("gemm_os"), {"M": 4, "N": 30, "K": 16}, array=(4, 4), brams=1)
-    with Accelerator.simulate(graph) as acc:
+def test_a_tiled_design_runs_on_whole_tensors_through_the_bridge(tmp_path):
+    """design.json's tiles: the driver sends each tile's blocks and joins the outputs. Its
+    design.json rebuilds the same folded, tiled design."""
+    params = {"M": 4, "N": 30, "K": 16}
+    graph = load_design(example("gemm_os"), params, array=(4, 4), brams=1)
+    with Accelerator.simulate(example("gemm_os"), params, array=(4, 4), brams=1) as acc:
         assert acc.manifest["tiles"] == graph.tiles
+        path = tmp_path / "design.json"
+        path.write_text(json.dumps(acc.manifest))
+        with Accelerator.simulate(str(path)) as again:
+            assert again.manifest["tiles"] == graph.tiles
+            assert again.manifest["params"] == graph.params
         assert exercise(acc, graph, problems=1, seed=2, say=lambda text: None)
         with pytest.raises(HwgenError, match=r"input 'A' must be an integer array of shape "
                                              r"\(4, 16\)"):

@@ -95,12 +95,15 @@ class SimulatedLine:
                 self._from_device.append(byte)
 
 
-def simulate(graph, source=None, clock_hz=CLOCK_HZ, divisor=DIVISOR, chunk=256, timeout=None):
+def simulate(graph, source=None, build=None, clock_hz=CLOCK_HZ, divisor=DIVISOR, chunk=256,
+             timeout=None):
     """The bridged design of ``graph`` in simulation: (design.json's dictionary with its
-    ``bridge`` key, a `SimulatedLine`)."""
+    ``bridge`` key, a `SimulatedLine`); ``source``, ``build``: the program file and the
+    ``load_design`` arguments it was built with, recorded for a reload."""
     dut = Bridged(plan(graph, lanes=1), divisor, chunk=chunk, timeout=timeout)
     info = design_manifest(dut.top, [])             # no Verilog written
     info["bridge"] = dut.manifest(clock_hz)
     if source is not None:
         info["source"] = os.path.abspath(source)
+        info["build"] = build
     return info, SimulatedLine(dut, clock_hz)
