@@ -105,11 +105,20 @@ def load_design(path, params=None, module=None, array=None, budget=None,
     if budget:
         graph, report = search(region.task_grids(), lambda f: check(region.graph(full, fold=f)),
                                array=array, **budget)
+        limit = budget.get("brams", brams)
+        if graph.folds and limit is not None:   # tiled within the block RAMs where it must be
+            graph = _folded(path, build, full, region, _shape(graph.folds), limit, graph)
         graph.search = report
         return graph
     if array is None:
         return check(region.graph(full))
     return _folded(path, build, full, region, array, brams)
+
+
+def _shape(folds):
+    """The array shape a search's folds (task -> (virtual, physical grid)) were made for."""
+    phys = [p for _, p in folds.values()]
+    return tuple(max(p[a] for p in phys if len(p) > a) for a in range(max(map(len, phys))))
 
 
 def _region(path, build, params):
@@ -125,9 +134,9 @@ def _region(path, build, params):
     return region
 
 
-def _folded(path, build, full, region, array, brams):
-    """The graph folded onto ``array``; tiled (``mapping.tiling``) when the tensors' buffers
-    exceed ``brams`` block RAMs."""
+def _folded(path, build, full, region, array, brams, graph=None):
+    """The graph folded onto ``array`` (``graph``, when already built); tiled
+    (``mapping.tiling``) when the tensors' buffers exceed ``brams`` block RAMs."""
     def at(params):
         return region if params == full else _region(path, build, params)
 
@@ -141,7 +150,7 @@ def _folded(path, build, full, region, array, brams):
         tile = at(params)
         return tile.graph(params, fold=fold_onto(tile.task_grids(), array))
 
-    graph = check(folded(full))
+    graph = graph or check(folded(full))
     need = buffer_need(shapes(full), shards(graph))
     if need <= brams:
         return graph

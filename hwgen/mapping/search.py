@@ -16,7 +16,6 @@ from ..errors import HwgenError
 from ..schedule import plan
 from ..schedule.levels import multipliers
 from .fold import fold_onto
-from .fusion import buffer_blocks
 
 EXACT = 5           # candidates lowered and scheduled exactly besides the fastest
 FLAGS = {"DSP": "dsps", "block RAM": "brams", "PE": "pes"}
@@ -97,7 +96,7 @@ def search(grids, lower, pes=None, dsps=None, brams=None, array=None):
         else:
             c.why = (f"not scheduled: {c.dsps} DSP blocks, where {chosen.dsps} reach the "
                      "best interval")
-    return chosen.graph, _report(chosen, cands, brams)
+    return chosen.graph, _report(chosen, cands)
 
 
 def _skew(c):
@@ -121,7 +120,7 @@ def _exact(c, lower):
     return c
 
 
-def _report(chosen, cands, brams, show=8):
+def _report(chosen, cands, show=8):
     """The chosen shape, the ``show`` best rejected ones with their costs, and how many more."""
     rejected = sorted((c for c in cands if c is not chosen),
                       key=lambda c: (not c.exact, c.cycles, c.dsps))
@@ -131,10 +130,6 @@ def _report(chosen, cands, brams, show=8):
     if len(rejected) > show:
         lines.append(f"  and {len(rejected) - show} more shapes, slower by the model or over "
                      "the budget")
-    need = buffer_blocks(chosen.graph)
-    if brams is not None and need > brams:
-        lines.append(f"warning: the tensors' buffers take about {need} block RAMs, over the "
-                     f"budget of {brams}; folding does not shrink them (tiling would)")
     return lines
 
 

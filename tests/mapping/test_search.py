@@ -1,9 +1,11 @@
 """Folding to a budget: the array shape searched under PE, DSP and block RAM budgets, the
 schedule deciding among the model's best."""
+import numpy as np
 import pytest
 
 from hwgen import HwgenError
 from hwgen.flow import verilog
+from hwgen.flow.tiles import run_whole
 from hwgen.flow.fit import multipliers
 from hwgen.pipeline import describe_folds, load_design
 from tests.conftest import example, program
@@ -66,3 +68,14 @@ def test_a_program_without_grids_has_nothing_to_fold():
 def test_a_bad_budget_is_a_clear_error(budget, words):
     with pytest.raises(HwgenError, match=words):
         load_design(example("gemm_os"), budget=budget)
+
+
+def test_a_problem_over_the_block_ram_budget_is_tiled_on_the_chosen_shape():
+    graph = load_design(example("gemm_os"), {"M": 32, "N": 32, "K": 16},
+                        budget={"dsps": 16, "brams": 1})
+    assert graph.search[0].startswith("searched") and "chosen 4x4" in graph.search[0]
+    assert graph.folds == {"pe": ((16, 16), (4, 4))}
+    assert [(loop["count"], loop["size"]) for loop in graph.tiles["loops"]] == [(2, 16), (2, 16)]
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-128, 128, (32, 16)), rng.integers(-128, 128, (16, 32))
+    assert np.array_equal(run_whole(graph, {"A": a, "B": b})["C"], a @ b)
