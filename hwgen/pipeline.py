@@ -63,8 +63,8 @@ def describe_folds(graph):
                            for loop in graph.tiles["loops"] if loop["count"] > 1)
         lines.append(f"tiling the problem {graph.tiles['params']} into {split}: the host runs "
                      "one problem of the design per tile (design.json's tiles)" if split else
-                     f"padding the problem {graph.tiles['params']} to {graph.params}, where "
-                     "its buffers bank evenly (design.json's tiles: one tile)")
+                     f"padding the problem {graph.tiles['params']} to {graph.params}, a "
+                     "multiple of the array on its axes (design.json's tiles: one tile)")
     return lines + [f"folding task {task} from grid {list(virtual)} onto {list(phys)}: each PE "
                     f"runs up to {math.prod(-(-v // p) for v, p in zip(virtual, phys))} grid "
                     "positions in turn" for task, (virtual, phys) in graph.folds.items()]

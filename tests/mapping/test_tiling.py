@@ -56,7 +56,7 @@ def test_a_single_padded_tile_says_it_pads():
     graph = load_design(GEMM, {"M": 8, "N": 30, "K": 8}, array=(4, 4), brams=1)
     assert [loop["count"] for loop in graph.tiles["loops"]] == [1, 1]
     assert describe_folds(graph)[0] == (
-        "padding the problem {'M': 8, 'N': 30, 'K': 8} to {'M': 8, 'N': 32, 'K': 8}, where its "
-        "buffers bank evenly (design.json's tiles: one tile)")
+        "padding the problem {'M': 8, 'N': 30, 'K': 8} to {'M': 8, 'N': 32, 'K': 8}, a multiple "
+        "of the array on its axes (design.json's tiles: one tile)")
     inputs = {"A": np.ones((8, 8), int), "B": np.ones((8, 30), int)}
     assert np.array_equal(run_whole(graph, inputs)["C"], np.full((8, 30), 8))
