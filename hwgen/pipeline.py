@@ -11,7 +11,7 @@ from .lang.frontend import Region
 from .mapping import fold_onto
 from .mapping.fusion import DEVICE_BRAMS
 from .mapping.search import search
-from .mapping.tiling import buffer_need, shards, tile_problem
+from .mapping.tiling import block_rams_of, tile_problem
 
 
 def parse_params(text):
@@ -151,12 +151,20 @@ def _folded(path, build, full, region, array, brams, graph=None):
         return tile.graph(params, fold=fold_onto(tile.task_grids(), array))
 
     graph = graph or check(folded(full))
-    need = buffer_need(shapes(full), shards(graph))
-    if need <= brams:
+    try:
+        need = block_rams_of(graph)
+    except HwgenError as e:     # the whole problem cannot be scheduled: tiles may be
+        need, unscheduled = None, e
+    if need is not None and need <= brams:
         return graph
-    return tile_problem(folded, shapes, grid, full, {t.name for t in graph.outputs}, array, brams,
-                        f"the tensors' buffers need about {need} block RAMs, over the budget "
-                        f"of {brams}")
+    try:
+        return tile_problem(folded, shapes, grid, full, {t.name for t in graph.outputs}, array,
+                            brams, f"the tensors' buffers need about {need} block RAMs, over "
+                            f"the budget of {brams}")
+    except HwgenError:
+        if need is None:
+            raise unscheduled from None
+        raise
 
 
 def load_point(design, brams=DEVICE_BRAMS["ecp5-85k"]):
@@ -181,7 +189,7 @@ def load_point(design, brams=DEVICE_BRAMS["ecp5-85k"]):
            + ", ".join(f"{loop}={full[loop]}" for loop in design.space))
     if design.exact:
         graph = generate(design)
-        need = buffer_need(shapes(full), shards(graph))
+        need = block_rams_of(graph)
         if need <= brams:
             return graph
         why = f"the tensors' buffers need about {need} block RAMs, over the budget of {brams}"

@@ -126,8 +126,8 @@ def test_a_tiled_design_runs_on_whole_tensors_through_the_bridge(tmp_path):
     """design.json's tiles: the driver sends each tile's blocks and joins the outputs. Its
     design.json rebuilds the same folded, tiled design."""
     params = {"M": 4, "N": 30, "K": 16}
-    graph = load_design(example("gemm_os"), params, array=(4, 4), brams=1)
-    with Accelerator.simulate(example("gemm_os"), params, array=(4, 4), brams=1) as acc:
+    graph = load_design(example("gemm_os"), params, array=(4, 4), brams=4)
+    with Accelerator.simulate(example("gemm_os"), params, array=(4, 4), brams=4) as acc:
         assert acc.manifest["tiles"] == graph.tiles
         path = tmp_path / "design.json"
         path.write_text(json.dumps(acc.manifest))

@@ -28,9 +28,9 @@ def test_a_point_that_fits_is_generated_as_it_is():
 
 def test_a_point_over_the_block_ram_budget_is_tiled():
     sizes = {"i": 30, "j": 18, "k": 16}
-    graph = load_point(Design(GEMM, sizes, (4, 4), ("j", "i"), "k", (1, 1)), brams=1)
+    graph = load_point(Design(GEMM, sizes, (4, 4), ("j", "i"), "k", (1, 1)), brams=4)
     assert [(loop["param"], loop["count"], loop["size"]) for loop in graph.tiles["loops"]] == \
-        [("i", 2, 16), ("j", 5, 4)]
+        [("i", 8, 4), ("j", 1, 20)]
     assert describe_folds(graph)[0].startswith("tiling the problem {'i': 30, 'j': 18, 'k': 16}")
     _equals_the_expression(graph, GEMM, sizes)
 

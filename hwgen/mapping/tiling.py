@@ -13,16 +13,19 @@ size, so that the fold stays even.
 """
 import itertools
 import math
+from collections import Counter
 
 from ..check import check
 from ..errors import HwgenError
-from ..ir.layout import banking
+from ..ir.graph import ArrayRead, stmt_exprs
+from ..ir.layout import array_in_memory, banking
+from ..schedule import plan
+from ..schedule.host_timing import chained, lane_split, slot_bits
+from ..schedule.memories import block_rams, input_memory, memory_kind
 from ..schedule.plan import tensor_grids
-from ..schedule.memories import block_rams
-from ..schedule.static import schedule
 
 SLOTS = 2           # problems each buffer holds (``schedule.host_timing``'s double buffering)
-TRIES = 8           # tilings lowered and checked, best first, before giving up
+TRIES = 24          # tilings lowered and counted exactly, best first, before giving up
 
 
 def tile_problem(lower, shapes, grid, full, outputs, array, brams, why, zeros_neutral=False):
@@ -46,11 +49,12 @@ def tile_problem(lower, shapes, grid, full, outputs, array, brams, why, zeros_ne
                          "the sizes smaller")
     whole = lower(padded(deps, full, names, array))     # banked as the tiles will be
     refused = None
-    for blocks, params, tiles in tile_choices(have, deps, full, names, array, brams,
-                                              shards(whole), pads)[:TRIES]:
+    inputs = set(have) - set(outputs)
+    for _, params, tiles in tile_choices(have, deps, full, names, array, brams, shards(whole),
+                                         pads, inputs)[:TRIES]:
         try:
             graph = check(lower(params))
-            blocks += fifo_blocks(graph)        # the FIFOs take block RAMs too
+            blocks = block_rams_of(graph)       # the lanes, read ports and FIFOs as built
         except HwgenError as e:     # e.g. a loop too short for the fold of this tile
             refused = refused or HwgenError(
                 f"the tiles that fit {brams} block RAMs ({params} first) cannot be built: "
@@ -85,21 +89,59 @@ def shards(graph):
     return {t.name: banking(t, grids.get(t.name, ())).shards for t in graph.tensors.values()}
 
 
-def buffer_need(shapes, split):
+def buffer_need(shapes, split, inputs=()):
     """Block RAMs of the buffers of tensors ``shapes`` (name -> (shape, bits)), each split
     into banks as ``split`` (name -> shards per dimension) says: one memory per bank, of
-    ``SLOTS`` problems each padded to a power of two (as ``rtl`` builds them)."""
-    return sum(math.prod(split[t]) * block_rams(
-        SLOTS * _pow2(math.prod(-(-n // k) for n, k in zip(shape, split[t]))), bits)
+    ``SLOTS`` problems each padded to a power of two (as ``rtl`` builds them), the banks of
+    ``inputs`` (names) where ``input_memory`` puts them. A lower bound of ``block_rams_of``
+    (which knows the lanes and read ports), before anything is built."""
+    def blocks(t, entries, bits):
+        if t in inputs:
+            kind, cells, _ = input_memory(entries, bits, 1)
+            return cells if kind == "dp16kd" else 0
+        return block_rams(entries, bits)
+    return sum(math.prod(split[t]) * blocks(
+        t, SLOTS * _pow2(math.prod(-(-n // k) for n, k in zip(shape, split[t]))), bits)
         for t, (shape, bits) in shapes.items())
 
 
-def fifo_blocks(graph):
-    """Block RAMs of the FIFOs the schedule puts between groups (a folded array's streams back
+def block_rams_of(graph):
+    """Block RAMs the hardware of ``graph`` takes on ECP5, as ``rtl`` builds it: per input
+    bank one memory of its lanes' word, a DP16KD copy per read port where ``input_memory``
+    says (``rtl.input_buffer``); per output bank one memory unless the output is a register
+    chain (``rtl.output_banks``); each FIFO the schedule makes (a folded array's streams back
     from its last row and column hold a whole turn)."""
-    channels = graph.channels
-    return sum(block_rams(_pow2(channels[name].depth), channels[name].dtype.bits)
-               for name in schedule(graph).fifos)
+    p = plan(graph)
+    reads = Counter((port.tensor, port.bank) for g in p.schedule.groups
+                    for port in p.ports[g.name].reads)
+    total = sum(block_rams(_pow2(graph.channels[name].depth), graph.channels[name].dtype.bits)
+                for name in p.schedule.fifos)
+    for t in graph.inputs:
+        bank = p.bankings[t.name]
+        f, _ = lane_split(bank, t.shape, p.lanes[t.name])
+        entries = (1 << slot_bits(p.slots)) * _pow2(bank.depth // f)
+        for b in range(bank.banks):
+            kind, cells, _ = input_memory(entries, f * t.dtype.bits, reads[(t.name, b)])
+            total += cells if kind == "dp16kd" else 0
+    for t in graph.outputs:
+        bank = p.bankings[t.name]
+        if not chained(bank):
+            entries = (1 << slot_bits(p.slots)) * _pow2(bank.depth)
+            total += bank.banks * block_rams(entries, t.dtype.bits)
+    return total + sum(_local_blocks(inst) for inst in graph.instances.values())
+
+
+def _local_blocks(inst):
+    """Block RAMs of a task instance's local arrays kept in memories (``rtl.local_array``): a
+    copy per read."""
+    reads = Counter(e.array for seg in inst.segments for stmt in seg.body
+                    for e in stmt_exprs(stmt) if isinstance(e, ArrayRead))
+    total = 0
+    for name, ttype in inst.arrays.items():
+        if array_in_memory(ttype):
+            kind, cells, _ = memory_kind(math.prod(ttype.shape), ttype.dtype.bits, reads[name])
+            total += cells if kind.startswith("bram") else 0
+    return total
 
 
 def _pow2(n):
@@ -120,11 +162,12 @@ def padded(deps, params, names, array):
     return dict(params, **{p: _round_up(params[p], _align(deps[p][1], array)) for p in names})
 
 
-def tile_choices(shapes, deps, params, names, array, brams, split, pads=()):
+def tile_choices(shapes, deps, params, names, array, brams, split, pads=(), inputs=()):
     """``(block RAMs, tile params, tiles)`` for tiling ``params`` along the parameters
     ``names``, every choice whose buffers fit ``brams`` block RAMs (the tensors banked as
     ``split`` says: ``shards``), best first; ``tiles`` is design.json's declaration
-    (``host.tile_order``). Of ``names``, ``pads`` are only padded (one tile)."""
+    (``host.tile_order``). Of ``names``, ``pads`` are only padded (one tile); ``inputs``:
+    ``buffer_need``'s."""
     align = {p: _align(deps[p][1], array) for p in names}
     options = {p: sorted({_round_up(-(-params[p] // n), align[p])
                           for n in range(1, 2 if p in pads else params[p] + 1)}, reverse=True)
@@ -134,7 +177,7 @@ def tile_choices(shapes, deps, params, names, array, brams, split, pads=()):
         size = dict(zip(names, sizes))
         counts = {p: -(-params[p] // size[p]) for p in names}
         need = buffer_need({t: ([_tile_dim(t, d, n, deps, size) for d, n in enumerate(shape)],
-                                bits) for t, (shape, bits) in shapes.items()}, split)
+                                bits) for t, (shape, bits) in shapes.items()}, split, inputs)
         least = need if least is None else min(least, need)
         if need <= brams:
             padding = math.prod(counts[p] * size[p] / params[p] for p in names)

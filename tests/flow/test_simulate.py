@@ -108,10 +108,10 @@ def test_a_gemm_folded_onto_a_small_array_against_numpy(tmp_path, sim):
 
 
 def test_a_tiled_design_takes_whole_tensors_and_runs_a_problem_per_tile(tmp_path):
-    """gemm_os 20 x 30 x 8 over a budget of 1 block RAM: 4 tiles along N (padded to 32) of a
+    """gemm_os 20 x 30 x 8 over a budget of 4 block RAMs: 4 tiles along N (padded to 32) of a
     design folded onto 4 x 4. The testbench gets whole tensors, splits them as design.json's
     tiles say, joins the outputs and holds each tile problem to the cycles."""
-    graph = load_design(example("gemm_os"), {"M": 20, "N": 30, "K": 8}, array=(4, 4), brams=1)
+    graph = load_design(example("gemm_os"), {"M": 20, "N": 30, "K": 8}, array=(4, 4), brams=4)
     result = simulate(graph, tmp_path, sim="icarus", problems=2)
     text = "\n".join(summary(result))
     assert result["design"]["tiles"] == graph.tiles

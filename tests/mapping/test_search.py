@@ -72,10 +72,10 @@ def test_a_bad_budget_is_a_clear_error(budget, words):
 
 def test_a_problem_over_the_block_ram_budget_is_tiled_on_the_chosen_shape():
     graph = load_design(example("gemm_os"), {"M": 32, "N": 32, "K": 16},
-                        budget={"dsps": 16, "brams": 1})
+                        budget={"dsps": 16, "brams": 8})
     assert graph.search[0].startswith("searched") and "chosen 4x4" in graph.search[0]
-    assert graph.folds == {"pe": ((16, 16), (4, 4))}
-    assert [(loop["count"], loop["size"]) for loop in graph.tiles["loops"]] == [(2, 16), (2, 16)]
+    assert graph.folds == {"pe": ((32, 8), (4, 4))}
+    assert [(loop["count"], loop["size"]) for loop in graph.tiles["loops"]] == [(1, 32), (4, 8)]
     rng = np.random.default_rng(0)
     a, b = rng.integers(-128, 128, (32, 16)), rng.integers(-128, 128, (16, 32))
     assert np.array_equal(run_whole(graph, {"A": a, "B": b})["C"], a @ b)

@@ -17,7 +17,7 @@ def test_a_problem_that_fits_is_not_tiled():
 
 
 def test_over_the_budget_the_output_dimensions_are_tiled_and_the_reduction_is_not():
-    graph = load_design(GEMM, {"M": 20, "N": 30, "K": 8}, array=(4, 4), brams=1)
+    graph = load_design(GEMM, {"M": 20, "N": 30, "K": 8}, array=(4, 4), brams=4)
     tiles = graph.tiles
     assert [loop["param"] for loop in tiles["loops"]] == ["M", "N"]      # never K
     assert tiles["tensors"]["A"]["dims"] == ["M", None]
@@ -32,7 +32,7 @@ def test_over_the_budget_the_output_dimensions_are_tiled_and_the_reduction_is_no
 
 
 @pytest.mark.parametrize("params,array,brams", [
-    ({"M": 20, "N": 30, "K": 8}, (4, 4), 1), ({"M": 64, "N": 64, "K": 64}, (4, 4), 6),
+    ({"M": 20, "N": 30, "K": 8}, (4, 4), 1), ({"M": 64, "N": 64, "K": 64}, (4, 4), 12),
     ({"M": 30, "N": 7, "K": 1}, (3, 5), 1)])
 def test_the_tiles_run_one_after_another_equal_the_whole_problem(params, array, brams):
     """(K=1 on 3 x 5: the best tiles' fold cannot run a loop of one iteration; the next
@@ -52,8 +52,8 @@ def test_tiles_that_cannot_fit_are_a_clear_error():
 
 
 def test_a_single_padded_tile_says_it_pads():
-    """8 x 30 does not bank evenly over 4 PEs; padded to 8 x 32 its buffers fit one block."""
-    graph = load_design(GEMM, {"M": 8, "N": 30, "K": 8}, array=(4, 4), brams=1)
+    """8 x 30 does not bank evenly over 4 PEs; padded to 8 x 32 its buffers fit 4 blocks."""
+    graph = load_design(GEMM, {"M": 8, "N": 30, "K": 8}, array=(4, 4), brams=4)
     assert [loop["count"] for loop in graph.tiles["loops"]] == [1, 1]
     assert describe_folds(graph)[0] == (
         "padding the problem {'M': 8, 'N': 30, 'K': 8} to {'M': 8, 'N': 32, 'K': 8}, a multiple "
