@@ -64,7 +64,8 @@ def tile_problem(lower, shapes, grid, full, outputs, array, brams, why, zeros_ne
             graph.tiles = tiles
             return graph
     raise refused or HwgenError(f"no tiling of {full} along {', '.join(names)} fits "
-                                f"{brams} block RAMs with its FIFOs: give more (BRAMS=)")
+                                f"{brams} block RAMs as the hardware builds it (lanes, read "
+                                "ports, FIFOs): give more (BRAMS=)")
 
 
 def dependence(shapes, grid, params):

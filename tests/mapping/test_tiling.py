@@ -60,3 +60,10 @@ def test_a_single_padded_tile_says_it_pads():
         "of the array on its axes (design.json's tiles: one tile)")
     inputs = {"A": np.ones((8, 8), int), "B": np.ones((8, 30), int)}
     assert np.array_equal(run_whole(graph, inputs)["C"], np.full((8, 30), 8))
+
+
+def test_tiles_that_fit_only_before_they_are_built_are_a_clear_error():
+    """Ranked within 2 block RAMs by the per-bank count, no tile fits once its lanes and read
+    ports are counted as built."""
+    with pytest.raises(HwgenError, match="fits 2 block RAMs as the hardware builds it"):
+        load_design(GEMM, {"M": 32, "N": 32, "K": 16}, array=(4, 4), brams=2)
