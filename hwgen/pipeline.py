@@ -11,7 +11,7 @@ from .lang.frontend import Region
 from .mapping import fold_onto
 from .mapping.fusion import DEVICE_BRAMS
 from .mapping.search import search
-from .mapping.tiling import block_rams_of, tile_problem
+from .mapping.tiling import block_rams_of, buffer_need, shards, tile_problem
 
 
 def parse_params(text):
@@ -153,18 +153,15 @@ def _folded(path, build, full, region, array, brams, graph=None):
     graph = graph or check(folded(full))
     try:
         need = block_rams_of(graph)
-    except HwgenError as e:     # the whole problem cannot be scheduled: tiles may be
-        need, unscheduled = None, e
-    if need is not None and need <= brams:
+    except HwgenError:      # cannot be scheduled whole: tiles may be, if it must be tiled
+        need = buffer_need(shapes(full), shards(graph), {t.name for t in graph.inputs})
+        if need <= brams:
+            raise
+    if need <= brams:
         return graph
-    try:
-        return tile_problem(folded, shapes, grid, full, {t.name for t in graph.outputs}, array,
-                            brams, f"the tensors' buffers need about {need} block RAMs, over "
-                            f"the budget of {brams}")
-    except HwgenError:
-        if need is None:
-            raise unscheduled from None
-        raise
+    return tile_problem(folded, shapes, grid, full, {t.name for t in graph.outputs}, array,
+                        brams, f"the tensors' buffers need about {need} block RAMs, over the "
+                        f"budget of {brams}")
 
 
 def load_point(design, brams=DEVICE_BRAMS["ecp5-85k"]):
