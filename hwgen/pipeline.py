@@ -153,10 +153,8 @@ def _folded(path, build, full, region, array, brams, graph=None):
     graph = graph or check(folded(full))
     try:
         need = block_rams_of(graph)
-    except HwgenError:      # cannot be scheduled whole: tiles may be, if it must be tiled
+    except HwgenError:      # cannot be scheduled whole (plan says why): tiles may be
         need = buffer_need(shapes(full), shards(graph), {t.name for t in graph.inputs})
-        if need <= brams:
-            raise
     if need <= brams:
         return graph
     return tile_problem(folded, shapes, grid, full, {t.name for t in graph.outputs}, array,
