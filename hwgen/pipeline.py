@@ -151,15 +151,25 @@ def _folded(path, build, full, region, array, brams, graph=None):
         return tile.graph(params, fold=fold_onto(tile.task_grids(), array))
 
     graph = graph or check(folded(full))
-    try:
-        need = block_rams_of(graph)
-    except HwgenError:      # cannot be scheduled whole (plan says why): tiles may be
-        need = buffer_need(shapes(full), shards(graph), {t.name for t in graph.inputs})
+    need = _block_rams(graph, shapes(full), brams)
     if need <= brams:
         return graph
     return tile_problem(folded, shapes, grid, full, {t.name for t in graph.outputs}, array,
                         brams, f"the tensors' buffers need about {need} block RAMs, over the "
                         f"budget of {brams}")
+
+
+def _block_rams(graph, shapes, brams):
+    """Block RAMs of ``graph`` as built (``block_rams_of``), or the count before building
+    (``buffer_need``, a lower bound) where that is over ``brams`` already (a large problem is
+    not planned whole) or the graph cannot be scheduled whole (``plan`` says why)."""
+    need = buffer_need(shapes, shards(graph), {t.name for t in graph.inputs})
+    if need > brams:
+        return need
+    try:
+        return block_rams_of(graph)
+    except HwgenError:
+        return need
 
 
 def load_point(design, brams=DEVICE_BRAMS["ecp5-85k"]):
@@ -168,7 +178,7 @@ def load_point(design, brams=DEVICE_BRAMS["ecp5-85k"]):
     RAMs; else built for a tile of the problem (``mapping.tiling``; the graph's ``tiles``),
     a loop the array does not divide padded with zeros (the expression sums products)."""
     from .dataflow.design import Design
-    from .dataflow.generate import design_tensors, generate, lower
+    from .dataflow.generate import design_tensors, lower
 
     def at(sizes):
         return Design(design.expr, sizes, design.array, design.space, design.inner, design.skew)
@@ -182,11 +192,11 @@ def load_point(design, brams=DEVICE_BRAMS["ecp5-85k"]):
     full = dict(design.sizes)
     why = ("the array " + "x".join(map(str, design.array)) + " does not divide "
            + ", ".join(f"{loop}={full[loop]}" for loop in design.space))
-    if design.exact:
-        graph = generate(design)
-        need = block_rams_of(graph)
+    if design.exact:        # checked only if built whole (the check runs every iteration)
+        graph = lower(design)
+        need = _block_rams(graph, shapes(full), brams)
         if need <= brams:
-            return graph
+            return check(graph)
         why = f"the tensors' buffers need about {need} block RAMs, over the budget of {brams}"
     return tile_problem(lambda sizes: lower(at(sizes)), shapes, grid, full,
                         {design.expr.output.tensor}, design.array, brams, why,
