@@ -43,9 +43,6 @@ def _design(args):
     module = load_module(args.design)
     budget, array = _budget(args), args.array and array_option(args.array)
     search = budget and (array is None or args.pes is not None or args.dsps is not None)
-    if budget:
-        from .mapping.search import check_budgets
-        check_budgets(**budget)
     if search:
         print(f"searching the array shapes within {budget} (seconds per shape scheduled "
               "exactly)", file=sys.stderr, flush=True)

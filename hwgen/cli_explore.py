@@ -58,14 +58,10 @@ def _measure(args, result, out):
     """``dse --measure``: place and route the Pareto front; the model against nextpnr."""
     from .dataflow.generate import generate
     from .flow.measure import measure_front
-    for p in result.front:
-        if not p.design.exact:
-            print(f"point {p.id} not measured: its array does not divide its loops, so its "
-                  f"design is tiled (make timing DESIGN=dse:{p.id} ... measures it)")
     points = [{"id": p.id, "map": p.design.spacetime_text(), "model": {
         "cycles": p.cost.cycles, "latency": p.cost.latency, **p.cost.resources},
-        "array": "x".join(map(str, p.design.array)), "graph": generate(p.design)}
-        for p in result.front if p.design.exact]
+        "array": "x".join(map(str, p.design.array)), "graph": generate(p.design.padded)}
+        for p in result.front]                  # padded: the hardware the model prices
     text, _, ok = measure_front(points, out, seeds=args.seeds, cluster=args.cluster,
                                 workers=args.workers)
     print(f"\n{text}\n\nwrote {os.path.join(out, 'measured.md')}")
@@ -99,9 +95,6 @@ def point_graph(args):
         raise HwgenError("a dse: point has its array (--array, make ... ARRAY=RxC); --pes and "
                          "--dsps fold programs: leave them out")
     budget = budget_of(args)
-    if budget:
-        from .mapping.search import check_budgets
-        check_budgets(**budget)
     device = getattr(args, "device", None)
     brams = budget["brams"] if budget else DEVICE_BRAMS.get(device, DEVICE_BRAMS["ecp5-85k"])
     result = exploration(args)
@@ -112,11 +105,12 @@ def point_graph(args):
 
 
 def budget_of(args):
-    """--pes/--dsps/--brams: None when none is given, else each, the device's by default.
-    With --array, --brams alone is the budget a problem too large for it is tiled within;
-    --pes or --dsps search the array shape (``mapping.search``)."""
+    """--pes/--dsps/--brams: None when none is given, else each (checked), the device's by
+    default. With --array, --brams alone is the budget a problem too large for it is tiled
+    within; --pes or --dsps search the array shape (``mapping.search``)."""
     from .flow.fit import CAPACITY
     from .mapping.fusion import DEVICE_BRAMS
+    from .mapping.search import check_budgets
     given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams")}
     if all(v is None for v in given.values()):
         return None
@@ -125,4 +119,6 @@ def budget_of(args):
     def pick(name, default):
         return default if given[name] is None else given[name]
     dsps = pick("dsps", CAPACITY[device]["DSP"])
-    return {"pes": pick("pes", dsps), "dsps": dsps, "brams": pick("brams", DEVICE_BRAMS[device])}
+    budget = {"pes": pick("pes", dsps), "dsps": dsps, "brams": pick("brams", DEVICE_BRAMS[device])}
+    check_budgets(**budget)
+    return budget

@@ -11,7 +11,7 @@ from .lang.frontend import Region
 from .mapping import fold_onto
 from .mapping.fusion import DEVICE_BRAMS
 from .mapping.search import search
-from .mapping.tiling import block_rams_of, buffer_need, shards, tile_problem
+from .mapping.tiling import need_of, tile_problem
 
 
 def parse_params(text):
@@ -151,25 +151,12 @@ def _folded(path, build, full, region, array, brams, graph=None):
         return tile.graph(params, fold=fold_onto(tile.task_grids(), array))
 
     graph = graph or check(folded(full))
-    need = _block_rams(graph, shapes(full), brams)
+    need = need_of(graph, shapes(full), brams)
     if need <= brams:
         return graph
     return tile_problem(folded, shapes, grid, full, {t.name for t in graph.outputs}, array,
                         brams, f"the tensors' buffers need about {need} block RAMs, over the "
                         f"budget of {brams}")
-
-
-def _block_rams(graph, shapes, brams):
-    """Block RAMs of ``graph`` as built (``block_rams_of``), or the count before building
-    (``buffer_need``, a lower bound) where that is over ``brams`` already (a large problem is
-    not planned whole) or the graph cannot be scheduled whole (``plan`` says why)."""
-    need = buffer_need(shapes, shards(graph), {t.name for t in graph.inputs})
-    if need > brams:
-        return need
-    try:
-        return block_rams_of(graph)
-    except HwgenError:
-        return need
 
 
 def load_point(design, brams=DEVICE_BRAMS["ecp5-85k"]):
@@ -194,7 +181,7 @@ def load_point(design, brams=DEVICE_BRAMS["ecp5-85k"]):
            + ", ".join(f"{loop}={full[loop]}" for loop in design.space))
     if design.exact:        # checked only if built whole (the check runs every iteration)
         graph = lower(design)
-        need = _block_rams(graph, shapes(full), brams)
+        need = need_of(graph, shapes(full), brams)
         if need <= brams:
             return check(graph)
         why = f"the tensors' buffers need about {need} block RAMs, over the budget of {brams}"

@@ -97,10 +97,7 @@ def buffer_need(shapes, split, inputs=()):
     ``inputs`` (names) where ``input_memory`` puts them. A lower bound of ``block_rams_of``
     (which knows the lanes and read ports), before anything is built."""
     def blocks(t, entries, bits):
-        if t in inputs:
-            kind, cells, _ = input_memory(entries, bits, 1)
-            return cells if kind == "dp16kd" else 0
-        return block_rams(entries, bits)
+        return _input_blocks(entries, bits, 1) if t in inputs else block_rams(entries, bits)
     return sum(math.prod(split[t]) * blocks(
         t, SLOTS * _pow2(math.prod(-(-n // k) for n, k in zip(shape, split[t]))), bits)
         for t, (shape, bits) in shapes.items())
@@ -121,15 +118,35 @@ def block_rams_of(graph):
         bank = p.bankings[t.name]
         f, _ = lane_split(bank, t.shape, p.lanes[t.name])
         entries = (1 << slot_bits(p.slots)) * _pow2(bank.depth // f)
-        for b in range(bank.banks):
-            kind, cells, _ = input_memory(entries, f * t.dtype.bits, reads[(t.name, b)])
-            total += cells if kind == "dp16kd" else 0
+        total += sum(_input_blocks(entries, f * t.dtype.bits, reads[(t.name, b)])
+                     for b in range(bank.banks))
     for t in graph.outputs:
         bank = p.bankings[t.name]
         if not chained(bank):
             entries = (1 << slot_bits(p.slots)) * _pow2(bank.depth)
             total += bank.banks * block_rams(entries, t.dtype.bits)
     return total + sum(_local_blocks(inst) for inst in graph.instances.values())
+
+
+def need_of(graph, shapes, brams):
+    """Block RAMs of ``graph`` as built (``block_rams_of``), or ``buffer_need`` (``shapes``:
+    name -> (shape, bits); a lower bound, before planning) where that is over ``brams``
+    already (a large problem is not planned whole) or the graph cannot be scheduled whole
+    (``plan`` says why)."""
+    need = buffer_need(shapes, shards(graph), {t.name for t in graph.inputs})
+    if need > brams:
+        return need
+    try:
+        return block_rams_of(graph)
+    except HwgenError:
+        return need
+
+
+def _input_blocks(entries, width, reads):
+    """DP16KD blocks of an input bank's memory (``rtl.input_buffer``: where ``input_memory``
+    puts it in block RAM, a copy per read port)."""
+    kind, cells, _ = input_memory(entries, width, reads)
+    return cells if kind == "dp16kd" else 0
 
 
 def _local_blocks(inst):
