@@ -10,7 +10,7 @@ from .errors import HwgenError
 from .lang.frontend import Region
 from .mapping import fold_onto
 from .mapping.fusion import DEVICE_BRAMS
-from .mapping.search import search
+from .mapping.search import check_budgets, search
 from .mapping.tiling import need_of, tile_problem
 
 
@@ -80,6 +80,7 @@ def load_design(path, params=None, module=None, array=None, budget=None,
     the array shape by the schedule's cycles (``mapping.search``; ``array`` bounds it);
     ``brams``: with ``array``, a problem whose tensors exceed that many block RAMs is tiled
     (``mapping.tiling``; the graph's ``tiles`` say how)."""
+    check_budgets(brams=brams)
     module = module or load_module(path)
     build = getattr(module, "build", None)
     if build is None:
@@ -166,6 +167,7 @@ def load_point(design, brams=DEVICE_BRAMS["ecp5-85k"]):
     a loop the array does not divide padded with zeros (the expression sums products)."""
     from .dataflow.design import Design
     from .dataflow.generate import design_tensors, lower
+    check_budgets(brams=brams)
 
     def at(sizes):
         return Design(design.expr, sizes, design.array, design.space, design.inner, design.skew)

@@ -91,6 +91,8 @@ def test_wrong_design_files_and_ports_are_clear_errors(tmp_path, capsys):
         Accelerator.open(str(tmp_path / "plain.json"), "/dev/ttyUSB9")
     with pytest.raises(HwgenError, match="does not record its program"):
         Accelerator.simulate(str(tmp_path / "plain.json"))
+    with pytest.raises(HwgenError, match="block RAM budget must be a whole number"):
+        Accelerator.simulate(example("gemm_os"), {"M": 8, "N": 8, "K": 8}, array=(4, 4), brams=-1)
     (tmp_path / "bridged.json").write_text(json.dumps({"ports": [], "bridge": {"baud": 3e6}}))
     with pytest.raises(HwgenError, match="cannot open serial port '/dev/ttyUSB9'"):
         Accelerator.open(str(tmp_path / "bridged.json"), "/dev/ttyUSB9")

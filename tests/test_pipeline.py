@@ -8,7 +8,7 @@ from hwgen.dataflow.design import Design
 from hwgen.dataflow.expr import parse_expr
 from hwgen.dataflow.generate import generate, reference
 from hwgen.flow.tiles import run_whole, whole
-from hwgen.pipeline import describe_folds, load_point
+from hwgen.pipeline import describe_folds, load_design, load_point
 
 GEMM = parse_expr("C[i,j] += A[i,k] * B[k,j]")
 
@@ -48,3 +48,13 @@ def test_a_point_that_cannot_be_tiled_is_a_clear_error():
     sizes = {"k": 4, "p": 4, "q": 4, "c": 2, "r": 3, "s": 3}
     with pytest.raises(HwgenError, match="over the budget of 0"):
         load_point(Design(conv, sizes, (4, 4), ("k", "p"), "c", (1, 1)), brams=0)
+
+
+@pytest.mark.parametrize("brams", [-1, "8", 2.5])
+def test_a_block_ram_budget_that_is_not_a_whole_number_is_a_clear_error(brams):
+    d = Design(GEMM, {"i": 8, "j": 8, "k": 16}, (4, 4), ("j", "i"), "k", (1, 1))
+    with pytest.raises(HwgenError, match="block RAM budget must be a whole number"):
+        load_point(d, brams=brams)
+    with pytest.raises(HwgenError, match="block RAM budget must be a whole number"):
+        load_design("hwgen/examples/gemm_os.py", {"M": 8, "N": 8, "K": 8}, array=(4, 4),
+                    brams=brams)
