@@ -42,7 +42,8 @@ def _design(args):
     params = parse_params(args.params)
     module = load_module(args.design)
     budget, array = _budget(args), args.array and array_option(args.array)
-    search = budget and (array is None or args.pes is not None or args.dsps is not None)
+    search = budget and (array is None or any(getattr(args, k) is not None
+                                              for k in ("pes", "dsps", "ports")))
     if search:
         print(f"searching the array shapes within {budget} (seconds per shape scheduled "
               "exactly)", file=sys.stderr, flush=True)

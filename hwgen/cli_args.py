@@ -53,6 +53,10 @@ def _add_design_options(p):
                        "the task grids onto the array shape the schedule finds fastest within "
                        "it, printing the rejected shapes (any budget not given: the "
                        "device's; none given: the grid is built as written)")
+    p.add_argument("--ports", type=int, default=None, help="a budget of host-port pins "
+                   "(default the package's, 365 on the ECP5-85k's CABGA381): the search "
+                   "rejects array shapes whose ports (the lanes their schedule needs) take more; "
+                   "alone, it searches the array shape as --dsps does")
     p.add_argument("--brams", type=int, default=None, help="a budget of block RAMs (default "
                    "the device's, 208): with --array, a problem whose buffers exceed it is "
                    "tiled (design.json's tiles); `fusion` keeps intermediates on chip within "

@@ -91,9 +91,9 @@ def point_graph(args):
     if args.params:
         raise HwgenError("a dse: design takes its sizes from --sizes (make ... SIZES=...), "
                          "not --params")
-    if args.pes is not None or args.dsps is not None:
-        raise HwgenError("a dse: point has its array (--array, make ... ARRAY=RxC); --pes and "
-                         "--dsps fold programs: leave them out")
+    if any(getattr(args, k, None) is not None for k in ("pes", "dsps", "ports")):
+        raise HwgenError("a dse: point has its array (--array, make ... ARRAY=RxC); --pes, "
+                         "--dsps and --ports fold programs: leave them out")
     budget = budget_of(args)
     device = getattr(args, "device", None)
     brams = budget["brams"] if budget else DEVICE_BRAMS.get(device, DEVICE_BRAMS["ecp5-85k"])
@@ -105,13 +105,13 @@ def point_graph(args):
 
 
 def budget_of(args):
-    """--pes/--dsps/--brams: None when none is given, else each (checked), the device's by
-    default. With --array, --brams alone is the budget a problem too large for it is tiled
-    within; --pes or --dsps search the array shape (``mapping.search``)."""
-    from .flow.fit import CAPACITY
+    """--pes/--dsps/--brams/--ports: None when none is given, else each (checked), the device's
+    by default. With --array, --brams alone is the budget a problem too large for it is tiled
+    within; --pes, --dsps or --ports search the array shape (``mapping.search``)."""
+    from .flow.fit import CAPACITY, DEVICE_PINS
     from .mapping.fusion import DEVICE_BRAMS
     from .mapping.search import check_budgets
-    given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams")}
+    given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams", "ports")}
     if all(v is None for v in given.values()):
         return None
     device = getattr(args, "device", None)
@@ -119,6 +119,7 @@ def budget_of(args):
     def pick(name, default):
         return default if given[name] is None else given[name]
     dsps = pick("dsps", CAPACITY[device]["DSP"])
-    budget = {"pes": pick("pes", dsps), "dsps": dsps, "brams": pick("brams", DEVICE_BRAMS[device])}
+    budget = {"pes": pick("pes", dsps), "dsps": dsps, "brams": pick("brams", DEVICE_BRAMS[device]),
+              "ports": pick("ports", DEVICE_PINS[device])}
     check_budgets(**budget)
     return budget

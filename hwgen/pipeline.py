@@ -75,9 +75,10 @@ def load_design(path, params=None, module=None, array=None, budget=None,
     """The checked task graph of the design in ``path`` at ``params`` (missing ones default);
     ``module``: the file already loaded by ``load_module``, so that it runs only once;
     ``array``: a PE array budget (``(rows, cols)``) that task grids larger than it fold onto
-    (``mapping.fold_onto``; the graph's ``folds`` say which); ``budget``: PEs, DSP blocks and
-    block RAMs (``{"pes": 64, "dsps": 64, "brams": None}``) the grids fold within, choosing
-    the array shape by the schedule's cycles (``mapping.search``; ``array`` bounds it);
+    (``mapping.fold_onto``; the graph's ``folds`` say which); ``budget``: PEs, DSP blocks,
+    block RAMs and host-port pins (``{"pes": 64, "dsps": 64, "brams": None, "ports": 365}``)
+    the grids fold within, choosing the array shape by the schedule's cycles
+    (``mapping.search``; ``array`` bounds it);
     ``brams``: with ``array``, a problem whose tensors exceed that many block RAMs is tiled
     (``mapping.tiling``; the graph's ``tiles`` say how)."""
     check_budgets(brams=brams)

@@ -9,6 +9,9 @@ from ..schedule import levels
 # (ECP5 DP16KD 18 kbit, iCE40 EBR 4 kbit).
 CAPACITY = {"ecp5-85k": {"DSP": 156, "BRAM bits": 208 * 18432},
             "ice40-up5k": {"DSP": 8, "BRAM bits": 30 * 4096}}
+# I/O pins of the package each device is built for (nextpnr's count of IO cells: CABGA381,
+# SG48): the default port budget.
+DEVICE_PINS = {"ecp5-85k": 365, "ice40-up5k": 39}
 
 
 def multipliers(graph):

@@ -1,5 +1,5 @@
 """Folding to a budget: the PE array shape a program's task grids fold onto, searched under
-budgets of PEs, DSP blocks and block RAMs, with the cycle model of the schedule.
+budgets of PEs, DSP blocks, block RAMs and host-port pins, with the cycle model of the schedule.
 
 Each candidate is an array shape ``(P, Q)`` that ``fold_onto`` folds every grid onto; on each
 axis only the sizes where one PE fewer would cost a turn more are worth trying (``ceil(V/t)``
@@ -7,7 +7,9 @@ for ``t`` turns). One lowering on a single PE gives each task's multipliers per 
 are exact for every candidate) and the cycles of one turn; a candidate's compute is then that
 times its turns. The fastest candidates by that model are lowered and scheduled exactly; among
 those at the best exact interval the one with the fewest DSP blocks wins, since a design bound
-by its host ports gains nothing from more PEs.
+by its host ports gains nothing from more PEs. A shape whose host ports (the lanes its
+schedule needs to keep up) take more pins than ``ports`` is rejected once scheduled; the search
+schedules slower shapes until one fits.
 """
 import math
 from dataclasses import dataclass, field
@@ -18,7 +20,7 @@ from ..schedule.levels import multipliers
 from .fold import fold_onto
 
 EXACT = 5           # candidates lowered and scheduled exactly besides the fastest
-FLAGS = {"DSP": "dsps", "block RAM": "brams", "PE": "pes"}
+FLAGS = {"DSP": "dsps", "block RAM": "brams", "PE": "pes", "port pin": "ports"}
 
 
 @dataclass
@@ -31,6 +33,7 @@ class Candidate:
     turns: int              # grid positions the busiest PE runs in turn
     cycles: int             # cycles per problem: the model's, or the schedule's when exact
     exact: bool = False
+    pins: int = 0           # host-port pins, once exact
     graph: object = field(default=None, repr=False)
     why: str = ""
 
@@ -42,12 +45,12 @@ class Candidate:
                 f"{self.cycles} cycles per problem ({how})" + (f"; {self.why}" if self.why else ""))
 
 
-def search(grids, lower, pes=None, dsps=None, brams=None, array=None):
+def search(grids, lower, pes=None, dsps=None, brams=None, array=None, ports=None):
     """The checked graph of the best fold of task ``grids`` (task -> grid) within the budgets
     (``None``: no limit; PEs default to the DSP budget), and the report: the chosen shape, then
     the rejected alternatives with their costs. ``lower(folds)`` lowers and checks the program
     with those folds; ``array`` bounds the shape too."""
-    check_budgets(pes, dsps, brams)
+    check_budgets(pes, dsps, brams, ports)
     pes = pes or dsps
     folded = {t: g for t, g in grids.items() if len(g) and math.prod(g) > 1}
     if not folded:
@@ -74,7 +77,8 @@ def search(grids, lower, pes=None, dsps=None, brams=None, array=None):
         raise HwgenError(f"no fold fits {dsps} DSP blocks: the smallest takes "
                          f"{min(c.dsps for c in cands)}")
     fits.sort(key=lambda c: (c.cycles, c.dsps, _skew(c)))
-    best = _exact(fits[0], lower)
+    best = _fastest_within(fits, lower, ports)
+    fits = [c for c in fits if not c.why]
     # Fewer DSP blocks for the same cycles: the model's compute is a lower bound, so only
     # shapes it puts at or below the best exact interval can tie; one per (DSPs, turns), the
     # squarest.
@@ -82,10 +86,12 @@ def search(grids, lower, pes=None, dsps=None, brams=None, array=None):
     for c in sorted(fits[1:], key=lambda c: (c.dsps, c.cycles, _skew(c))):
         if c.cycles <= best.cycles and (c.dsps, c.turns) not in tried and len(tried) <= EXACT:
             tried.add((c.dsps, c.turns))
-            _exact(c, lower)
-    chosen = min((c for c in fits if c.exact), key=lambda c: (c.cycles, c.dsps, c.pes))
+            if _exact(c, lower).pins > (ports or c.pins):
+                c.why = _over_ports(c, ports)
+    chosen = min((c for c in fits if c.exact and not c.why),
+                 key=lambda c: (c.cycles, c.dsps, c.pes))
     for c in fits:
-        if c is chosen:
+        if c is chosen or c.why:
             continue
         if c.cycles > chosen.cycles:
             c.why = "slower"
@@ -99,14 +105,31 @@ def search(grids, lower, pes=None, dsps=None, brams=None, array=None):
     return chosen.graph, _report(chosen, cands)
 
 
+def _fastest_within(fits, lower, ports):
+    """The first of ``fits`` (fastest by the model first) whose schedule's host ports fit
+    ``ports`` pins, scheduled exactly; those before it are marked over the budget."""
+    for c in fits:
+        if _exact(c, lower).pins <= (ports or c.pins):
+            return c
+        c.why = _over_ports(c, ports)
+    fewest = min(fits, key=lambda c: c.pins)
+    raise HwgenError(f"no fold fits {ports} host-port pins: the fewest, "
+                     f"{'x'.join(map(str, fewest.array))}, takes {fewest.pins}; give more "
+                     "(--ports, make ... PORTS=)")
+
+
+def _over_ports(c, ports):
+    return f"its host ports take {c.pins} pins, over the budget of {ports}"
+
+
 def _skew(c):
     """How far from square a shape is (square arrays keep streams short)."""
     return max(c.array) - min(c.array)
 
 
-def check_budgets(pes=None, dsps=None, brams=None):
+def check_budgets(pes=None, dsps=None, brams=None, ports=None):
     """A clear error for a budget that is not a whole number (at least 1; block RAMs 0)."""
-    for name, value in (("DSP", dsps), ("block RAM", brams), ("PE", pes)):
+    for name, value in (("DSP", dsps), ("block RAM", brams), ("PE", pes), ("port pin", ports)):
         if value is not None and (not isinstance(value, int) or value < (name != "block RAM")):
             raise HwgenError(f"the {name} budget must be a whole number, at least "
                              f"{int(name != 'block RAM')} (e.g. "
@@ -116,7 +139,8 @@ def check_budgets(pes=None, dsps=None, brams=None):
 def _exact(c, lower):
     """``c`` lowered and scheduled: its exact cycles per problem."""
     c.graph = lower(c.folds)
-    c.cycles, c.exact = plan(c.graph).interval_cycles, True
+    p = plan(c.graph)
+    c.cycles, c.pins, c.exact = p.interval_cycles, p.host_pins, True
     return c
 
 

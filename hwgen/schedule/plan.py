@@ -51,6 +51,13 @@ class Plan:
         return hardware_ranges(self.graph)
 
     @property
+    def host_pins(self):
+        """Pins the top's host ports take: each tensor's payload, ``valid`` and ``ready``, plus
+        the clock and reset (what a package must have, ``--ports``)."""
+        return 2 + sum(t.dtype.bits * self.lanes[t.name] + 2
+                       for t in self.graph.tensors.values())
+
+    @property
     def group_spacing(self):
         """Enabled cycles between problem starts each group must keep: without FIFOs every
         group starts a problem exactly every ``interval_cycles``, so that loading, draining and

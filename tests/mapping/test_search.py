@@ -1,5 +1,7 @@
 """Folding to a budget: the array shape searched under PE, DSP and block RAM budgets, the
 schedule deciding among the model's best."""
+import re
+
 import numpy as np
 import pytest
 
@@ -8,6 +10,7 @@ from hwgen.flow import verilog
 from hwgen.flow.tiles import run_whole
 from hwgen.flow.fit import multipliers
 from hwgen.pipeline import describe_folds, load_design
+from hwgen.schedule import plan
 from tests.conftest import example, program
 
 
@@ -64,6 +67,8 @@ def test_a_program_without_grids_has_nothing_to_fold():
     ({"dsps": 0}, "the DSP budget must be a whole number, at least 1 .e.g. --dsps 16., got 0"),
     ({"pes": -2}, "the PE budget must be a whole number, at least 1"),
     ({"brams": -1}, "the block RAM budget must be a whole number, at least 0"),
+    ({"ports": 0}, "the port pin budget must be a whole number, at least 1"),
+    ({"ports": 20}, "no fold fits 20 host-port pins: the fewest, .*, takes 56; give more .--ports"),
 ])
 def test_a_bad_budget_is_a_clear_error(budget, words):
     with pytest.raises(HwgenError, match=words):
@@ -79,3 +84,19 @@ def test_a_problem_over_the_block_ram_budget_is_tiled_on_the_chosen_shape():
     rng = np.random.default_rng(0)
     a, b = rng.integers(-128, 128, (32, 16)), rng.integers(-128, 128, (16, 32))
     assert np.array_equal(run_whole(graph, {"A": a, "B": b})["C"], a @ b)
+
+
+def test_shapes_whose_host_ports_exceed_the_pin_budget_are_rejected(tmp_path):
+    """16x16x16 within 60 pins: the faster shapes need two lanes on A and B (104 pins, or 72
+    with fewer PEs); the search schedules slower shapes until one fits, and the pins it counts
+    are the generated top's ports."""
+    graph = load_design(example("gemm_os"), {"M": 16, "N": 16, "K": 16},
+                        budget={"dsps": 156, "ports": 60})
+    report = describe_folds(graph)
+    assert any("its host ports take 72 pins, over the budget of 60" in line for line in report)
+    assert plan(graph).host_pins <= 60
+    info = verilog.write(graph, str(tmp_path), None, None, "generic")
+    text = open(tmp_path / info["verilog"][0]).read()
+    top = text[text.index(f"module {info['top']}("):].split("endmodule", 1)[0]
+    widths = re.findall(r"^ *(?:input|output) (?:\[(\d+):0\] )?\w+;", top, re.M)
+    assert sum(int(w) + 1 if w else 1 for w in widths) == plan(graph).host_pins
