@@ -25,7 +25,7 @@ from .signatures import bank_port_name, bank_ports, shape_of
 from .walk import BeatWalk, SlotCounter, sub_address
 
 # Registers from a taken beat to its write: the registered beat, a copy per group of banks, a
-# copy per bank (``InputBuffer._write``; with the landing buffer's, ``LOAD_LATENCY``).
+# copy per bank (``InputBuffer._write``; with the landing buffer's two, ``LOAD_LATENCY``).
 WRITE_STAGES = 3
 
 

@@ -16,10 +16,10 @@ from ..host import beats as shape_beats
 # one register (``rtl.skid``).
 DRAIN_LATENCY = 3
 
-# Cycles from the host's input beat to its write: three in the landing buffer at the port
-# (``rtl.landing``: two landing registers, an entry), three because ``rtl.input_buffer``
-# registers the write, then copies it per group of banks and again per bank.
-LOAD_LATENCY = 6
+# Cycles from the host's input beat to its write: two in the landing buffer at the port
+# (``rtl.landing``), three because ``rtl.input_buffer`` registers the write, then copies it per
+# group of banks and again per bank.
+LOAD_LATENCY = 5
 
 
 def range_bits(n):
