@@ -163,11 +163,10 @@ def _input_buffer(m, live, buf, inside, fault):
     start, consume = Signal(name=f"{n}_start"), Signal(name=f"{n}_consume")
     m.d.comb += [buf.start.eq(start), buf.consume.eq(consume)]
     complete = take & (c.beat == count - 1)
-    # The buffer writes the last beat three cycles later (its part of LOAD_LATENCY): only then
+    # The buffer writes the last beat two cycles later (its part of LOAD_LATENCY): only then
     # is its problem fresh.
-    completed, copying = Signal(name=f"{n}_completed"), Signal(name=f"{n}_copying")
-    written = Signal(name=f"{n}_written")
-    m.d.sync += [completed.eq(complete), copying.eq(completed), written.eq(copying)]
+    completed, written = Signal(name=f"{n}_completed"), Signal(name=f"{n}_written")
+    m.d.sync += [completed.eq(complete), written.eq(completed)]
     advance(m, c.beat, count, take)
     advance(m, c.load_slot, slots, complete)
     advance(m, c.start_slot, slots, start)
@@ -177,7 +176,7 @@ def _input_buffer(m, live, buf, inside, fault):
         m.d.sync += c.loads.eq(c.loads + 1)
     # rtl.top starts a problem only when it is loaded, and consumes each started one once.
     m.d.comb += [Assume(~start | buf.loaded),
-                 Assume(~consume | (c.held != c.fresh + completed + copying + written))]
+                 Assume(~consume | (c.held != c.fresh + completed + written))]
     with m.If(live):
         m.d.comb += [Assert(buf.host.ready == (c.held < slots)),
                      Assert(buf.loaded == (c.fresh != 0))]
@@ -200,16 +199,14 @@ def _input_track(m, live, buf, c, host):
         m.d.comb += Assume((payload.word_select(lane, bits) == 0) | (carrying & (t.lane == lane)))
     t.tracked, t.value = Signal(name=f"{n}_tracked"), Signal(bits, name=f"{n}_value")
     t.slot = Signal.like(c.load_slot, name=f"{n}_slot")
-    # landed: the tracked element is in its memory cell (written three cycles after it is
-    # taken).
-    arriving, copied = Signal(name=f"{n}_arriving"), Signal(name=f"{n}_copied")
-    t.landed = Signal(name=f"{n}_landed")
-    m.d.sync += [arriving.eq(t.tracked), copied.eq(arriving), t.landed.eq(copied)]
+    # landed: the tracked element is in its memory cell (written two cycles after it is taken).
+    arriving, t.landed = Signal(name=f"{n}_arriving"), Signal(name=f"{n}_landed")
+    m.d.sync += [arriving.eq(t.tracked), t.landed.eq(arriving)]
     with m.If(take & carrying):
         m.d.sync += [t.tracked.eq(1), t.slot.eq(c.load_slot),
                      t.value.eq(payload.word_select(t.lane, bits))]
     with m.If(consume & (c.use_slot == t.slot)):
-        m.d.sync += [t.tracked.eq(0), arriving.eq(0), copied.eq(0), t.landed.eq(0)]
+        m.d.sync += [t.tracked.eq(0), arriving.eq(0), t.landed.eq(0)]
     t.ports = []
     for k, bank in enumerate(buf.readers):
         port = buf.read_port(k)

@@ -10,8 +10,6 @@ memory whose word holds an element of each, side by side (sub-bank ``s`` in bits
 ``s * bits``...): on ECP5 a word of eight int8 elements fills four DP16KD blocks rather
 than 16 LUT-RAM cells per 16 entries.
 """
-from math import isqrt
-
 from amaranth.hdl import Cat, Module, Signal, Value, unsigned
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
@@ -23,10 +21,6 @@ from .block_ram import DP16KDMemory, uses_dp16kd
 from .replica import copies
 from .signatures import bank_port_name, bank_ports, shape_of
 from .walk import BeatWalk, SlotCounter, sub_address
-
-# Registers from a taken beat to its write: the registered beat, a copy per group of banks, a
-# copy per bank (``InputBuffer._write``; with the landing buffer's two, ``LOAD_LATENCY``).
-WRITE_STAGES = 3
 
 
 class InputBuffer(wiring.Component):
@@ -143,49 +137,40 @@ class InputBuffer(wiring.Component):
                      self.loaded.eq(fresh_next.bit_select(next_slot.following(self.start), 1))]
 
     def _write(self, m, mems, walk, take, wr_slot, sub_depth):
-        """Write each taken beat three cycles later (part of LOAD_LATENCY): its address, data and
+        """Write each taken beat two cycles later (part of LOAD_LATENCY): its address, data and
         each bank's write enable are registered, so that the handshake drives registers rather
-        than every memory's write enable, then copied twice (``rtl.replica``): once per group of
-        banks, then once per bank, so that no register feeds every memory nor reaches across
-        the die in one hop (a 12x12 ``gemm_os``: one data register fed 108 DP16KD blocks,
-        11-16 ns of routing; with one copy per bank, 12.7 ns from the register to a copy).
-        Returns ``(written, written_slot)``: the last beat of the problem loaded into
-        ``written_slot`` is in its memory."""
+        than every memory's write enable, then registered again per bank (``rtl.replica``), so
+        that no register feeds every memory (a 12x12 ``gemm_os``: one data register fed 108
+        DP16KD blocks, 11-16 ns of routing). Returns ``(written, written_slot)``: the last beat
+        of the problem loaded into ``written_slot`` is in its memory."""
         f, bits = self._f, self.tensor.dtype.bits
+        w_last = Signal()
         w_slot = Signal.like(wr_slot.value, name="w_slot")
         ld_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
         w_addr = Signal(len(ld_addr), name="w_addr")
         w_data = Signal.like(self.host.payload, reset_less=True, name="w_data")
-        w_last = delayed(m, take & walk.last, WRITE_STAGES - 1, "w_last")
         written, written_slot = Signal(), Signal.like(w_slot, name="written_slot")
-        m.d.sync += [w_slot.eq(wr_slot.value), w_addr.eq(ld_addr), w_data.eq(self.host.payload),
-                     written.eq(w_last), written_slot.eq(delayed(m, w_slot, WRITE_STAGES - 2,
-                                                                 "w_slot"))]
-        copy = self._copies(m, Cat(w_addr, w_data), len(mems))
+        m.d.sync += [w_last.eq(take & walk.last), w_slot.eq(wr_slot.value),
+                     w_addr.eq(ld_addr), w_data.eq(self.host.payload),
+                     written.eq(w_last), written_slot.eq(w_slot)]
+        # One bank needs no copies (and no primitive flip-flops).
+        target = self._target if len(mems) > 1 else "generic"
+        copy = [copies(m, Cat(w_addr, w_data), 1, f"w_bank{b}", target, reset=False)[0]
+                for b in range(len(mems))]
         # Lane group q's beat writes a word of the bank it falls in; the bank's write enable is
         # a register, ``take & (bank == b)`` computed a cycle ahead, then delayed beside the
         # bank's copy.
         for q in range(self.lanes // f):
             bank = walk.bank(q)
             for b, mem in enumerate(mems):
-                w_en = Signal(name=f"w_en{q}_{b}")
-                m.d.sync += w_en.eq(take & (bank == b) if len(mems) > 1 else take)
+                w_en, en = Signal(name=f"w_en{q}_{b}"), Signal(name=f"w_en{q}_{b}_copy")
+                m.d.sync += [w_en.eq(take & (bank == b) if len(mems) > 1 else take),
+                             en.eq(w_en)]
                 addr, data = copy[b][:len(w_addr)], copy[b][len(w_addr):]
                 wp = mem.write_port()
                 m.d.comb += [wp.addr.eq(addr), wp.data.eq(data[q * f * bits:(q + 1) * f * bits]),
-                             wp.en.eq(delayed(m, w_en, WRITE_STAGES - 1, f"w_en{q}_{b}"))]
+                             wp.en.eq(en)]
         return written, written_slot
-
-    def _copies(self, m, value, banks):
-        """A copy of the registered ``value`` per bank, through a copy per group of about
-        sqrt(banks) banks (two registers on every bank's path, whatever the count)."""
-        # One bank needs no copies (and no primitive flip-flops).
-        target = self._target if banks > 1 else "generic"
-        groups = isqrt(banks - 1) + 1
-        per_group = -(-banks // groups)
-        group = copies(m, value, groups, "w_group", target, reset=False)
-        return [copies(m, group[b // per_group], 1, f"w_bank{b}", target, reset=False)[0]
-                for b in range(banks)]
 
     def _read(self, m, k, mem, sub_depth):
         """Read port ``k`` on its bank's memory ``mem``, read data registered twice."""
@@ -215,12 +200,3 @@ class InputBuffer(wiring.Component):
                 m.d.sync += q.eq(data)
             data = q
         m.d.comb += port.data.eq(data)
-
-
-def delayed(m, value, cycles, name):
-    """``value`` ``cycles`` clock cycles later, through a register per cycle."""
-    for n in range(cycles):
-        q = Signal.like(value, name=f"{name}_d{n + 1}")
-        m.d.sync += q.eq(value)
-        value = q
-    return value

@@ -17,9 +17,9 @@ from ..host import beats as shape_beats
 DRAIN_LATENCY = 3
 
 # Cycles from the host's input beat to its write: two in the landing buffer at the port
-# (``rtl.landing``), three because ``rtl.input_buffer`` registers the write, then copies it per
-# group of banks and again per bank.
-LOAD_LATENCY = 5
+# (``rtl.landing``), two because ``rtl.input_buffer`` registers the write, then copies it per
+# bank.
+LOAD_LATENCY = 4
 
 
 def range_bits(n):
