@@ -86,7 +86,7 @@ def search(grids, lower, pes=None, dsps=None, brams=None, array=None, ports=None
     for c in sorted(fits[1:], key=lambda c: (c.dsps, c.cycles, _skew(c))):
         if c.cycles <= best.cycles and (c.dsps, c.turns) not in tried and len(tried) <= EXACT:
             tried.add((c.dsps, c.turns))
-            if _exact(c, lower).pins > (ports or c.pins):
+            if not _within(_exact(c, lower), ports):
                 c.why = _over_ports(c, ports)
     chosen = min((c for c in fits if c.exact and not c.why),
                  key=lambda c: (c.cycles, c.dsps, c.pes))
@@ -109,13 +109,18 @@ def _fastest_within(fits, lower, ports):
     """The first of ``fits`` (fastest by the model first) whose schedule's host ports fit
     ``ports`` pins, scheduled exactly; those before it are marked over the budget."""
     for c in fits:
-        if _exact(c, lower).pins <= (ports or c.pins):
+        if _within(_exact(c, lower), ports):
             return c
         c.why = _over_ports(c, ports)
     fewest = min(fits, key=lambda c: c.pins)
     raise HwgenError(f"no fold fits {ports} host-port pins: the fewest, "
                      f"{'x'.join(map(str, fewest.array))}, takes {fewest.pins}; give more "
                      "(--ports, make ... PORTS=)")
+
+
+def _within(c, ports):
+    """Whether the scheduled ``c``'s host ports fit ``ports`` pins (None: no budget)."""
+    return ports is None or c.pins <= ports
 
 
 def _over_ports(c, ports):
