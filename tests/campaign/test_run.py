@@ -2,7 +2,7 @@
 1,000-program campaign), and a finding shrunk and kept as a regression program."""
 import pytest
 
-from hwgen.campaign import campaign, run
+from hwgen.campaign import campaign, case, run
 from hwgen.errors import HwgenError
 
 
@@ -13,12 +13,15 @@ def test_a_hundred_random_programs_match_the_interpreter(tmp_path):
 
 
 def test_a_finding_shrinks_to_a_small_program_and_is_kept(tmp_path, monkeypatch):
-    real = run.run_case
+    """A "bug" planted in the hardware of every reducing task; the hardware is not simulated
+    (the hundred programs above are), so shrinking costs the checks and the interpreter."""
+    real, planted = run.run_case, {}
 
-    def fails_on_reductions(source, workdir, **kw):     # a "bug" in every reducing task
-        got = real(source, workdir, **kw)
-        return dict(got, status="mismatch", detail="planted") if "acc +=" in source else got
+    def fails_on_reductions(source, workdir, **kw):
+        planted["on"] = "acc +=" in source
+        return real(source, workdir, **kw)
 
+    monkeypatch.setattr(case, "hardware_finding", lambda *args: "planted" * planted["on"])
     monkeypatch.setattr(run, "run_case", fails_on_reductions)
     result = run.shard({"seed": 1, "count": 60, "workdir": str(tmp_path)})
     finding = result["finding"]
