@@ -108,7 +108,7 @@ def budget_of(args):
     """--pes/--dsps/--brams/--ports: None when none is given, else each (checked), the device's
     by default. With --array, --brams alone is the budget a problem too large for it is tiled
     within; --pes, --dsps or --ports search the array shape (``mapping.search``)."""
-    from .flow.fit import CAPACITY, DEVICE_PINS
+    from .flow.fit import CAPACITY
     from .mapping.fusion import DEVICE_BRAMS
     from .mapping.search import check_budgets
     given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams", "ports")}
@@ -120,6 +120,6 @@ def budget_of(args):
         return default if given[name] is None else given[name]
     dsps = pick("dsps", CAPACITY[device]["DSP"])
     budget = {"pes": pick("pes", dsps), "dsps": dsps, "brams": pick("brams", DEVICE_BRAMS[device]),
-              "ports": pick("ports", DEVICE_PINS[device])}
+              "ports": pick("ports", CAPACITY[device]["pins"])}
     check_budgets(**budget)
     return budget

@@ -5,13 +5,11 @@ import math
 
 from ..schedule import levels
 
-# What the devices offer: DSP blocks (ECP5 MULT18X18D, iCE40 SB_MAC16) and block RAM bits
-# (ECP5 DP16KD 18 kbit, iCE40 EBR 4 kbit).
-CAPACITY = {"ecp5-85k": {"DSP": 156, "BRAM bits": 208 * 18432},
-            "ice40-up5k": {"DSP": 8, "BRAM bits": 30 * 4096}}
-# I/O pins of the package each device is built for (nextpnr's count of IO cells: CABGA381,
-# SG48): the default port budget.
-DEVICE_PINS = {"ecp5-85k": 365, "ice40-up5k": 39}
+# What the devices offer: DSP blocks (ECP5 MULT18X18D, iCE40 SB_MAC16), block RAM bits
+# (ECP5 DP16KD 18 kbit, iCE40 EBR 4 kbit) and the I/O pins of the package each is built for
+# (nextpnr's count of IO cells: CABGA381, SG48; the default port budget).
+CAPACITY = {"ecp5-85k": {"DSP": 156, "BRAM bits": 208 * 18432, "pins": 365},
+            "ice40-up5k": {"DSP": 8, "BRAM bits": 30 * 4096, "pins": 39}}
 
 
 def multipliers(graph):
