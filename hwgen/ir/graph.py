@@ -286,6 +286,7 @@ class Graph:
     folds: dict = field(default_factory=dict)      # task -> (virtual grid, physical grid)
     search: list = field(default_factory=list)     # how mapping.search chose the folds
     tiles: dict = None      # a tile of a larger problem: design.json's ``tiles`` (``host``)
+    share_rows: bool = True  # output rows may share a memory (``schedule.shared_rows``)
 
     @property
     def inputs(self):

@@ -54,7 +54,7 @@ def tile_problem(lower, shapes, grid, full, outputs, array, brams, why, zeros_ne
                                          pads, inputs)[:TRIES]:
         try:
             graph = check(lower(params))
-            blocks = block_rams_of(graph)       # the lanes, read ports and FIFOs as built
+            blocks = blocks_within(graph, brams)    # the lanes, read ports, FIFOs as built
         except HwgenError as e:     # e.g. a loop too short for the fold of this tile
             refused = refused or HwgenError(
                 f"the tiles that fit {brams} block RAMs ({params} first) cannot be built: "
@@ -94,13 +94,18 @@ def buffer_need(shapes, split, inputs=()):
     """Block RAMs of the buffers of tensors ``shapes`` (name -> (shape, bits)), each split
     into banks as ``split`` (name -> shards per dimension) says: one memory per bank, of
     ``SLOTS`` problems each padded to a power of two (as ``rtl`` builds them), the banks of
-    ``inputs`` (names) where ``input_memory`` puts them. A lower bound of ``block_rams_of``
-    (which knows the lanes and read ports), before anything is built."""
-    def blocks(t, entries, bits):
-        return _input_blocks(entries, bits, 1) if t in inputs else block_rams(entries, bits)
-    return sum(math.prod(split[t]) * blocks(
-        t, SLOTS * _pow2(math.prod(-(-n // k) for n, k in zip(shape, split[t]))), bits)
-        for t, (shape, bits) in shapes.items())
+    ``inputs`` (names) where ``input_memory`` puts them, the others' rows of banks each in
+    one memory or not (``schedule.shared_rows``), whichever takes fewer. A lower bound of
+    ``block_rams_of`` (which knows the lanes, read ports and shared rows), before anything is
+    built."""
+    def blocks(t, shards, depth, bits):
+        if t in inputs:
+            return math.prod(shards) * _input_blocks(SLOTS * depth, bits, 1)
+        row = shards[-1] if shards else 1
+        return min(math.prod(shards) * block_rams(SLOTS * depth, bits),
+                   math.prod(shards) // row * block_rams(SLOTS * _pow2(row) * depth, bits))
+    return sum(blocks(t, split[t], _pow2(math.prod(-(-n // k) for n, k in zip(shape, split[t]))),
+                      bits) for t, (shape, bits) in shapes.items())
 
 
 def block_rams_of(graph):
@@ -123,13 +128,14 @@ def block_rams_of(graph):
     for t in graph.outputs:
         bank = p.bankings[t.name]
         if not chained(bank):
-            entries = (1 << slot_bits(p.slots)) * _pow2(bank.depth)
-            total += bank.banks * block_rams(entries, t.dtype.bits)
+            row = bank.shards[-1] if t.name in p.shared_rows else 1
+            entries = (1 << slot_bits(p.slots)) * _pow2(row) * _pow2(bank.depth)
+            total += bank.banks // row * block_rams(entries, t.dtype.bits)
     return total + sum(_local_blocks(inst) for inst in graph.instances.values())
 
 
 def need_of(graph, shapes, brams):
-    """Block RAMs of ``graph`` as built (``block_rams_of``), or ``buffer_need`` (``shapes``:
+    """Block RAMs of ``graph`` as built (``blocks_within``), or ``buffer_need`` (``shapes``:
     name -> (shape, bits); a lower bound, before planning) where that is over ``brams``
     already (a large problem is not planned whole) or the graph cannot be scheduled whole
     (``plan`` says why)."""
@@ -137,9 +143,23 @@ def need_of(graph, shapes, brams):
     if need > brams:
         return need
     try:
-        return block_rams_of(graph)
+        return blocks_within(graph, brams)
     except HwgenError:
         return need
+
+
+def blocks_within(graph, brams):
+    """``block_rams_of(graph)``; where that is over ``brams`` with output rows sharing block
+    RAMs (``schedule.shared_rows``), the count with a memory per bank (LUT-RAM), the graph
+    then built so (``share_rows``) if that fits."""
+    blocks = block_rams_of(graph)
+    if blocks > brams and graph.share_rows:
+        graph.share_rows = False
+        unshared = block_rams_of(graph)
+        if unshared <= brams:
+            return unshared
+        graph.share_rows = True
+    return blocks
 
 
 def _input_blocks(entries, width, reads):

@@ -103,7 +103,7 @@ class Top(wiring.Component):
             if chained(plan.bankings[t.name]):
                 buf = OutputChain(*args, target=self.target)
             else:
-                buf = OutputBanks(*args)
+                buf = OutputBanks(*args, shared_rows=t.name in plan.shared_rows)
             m.submodules[f"out_{t.name}"] = buf
             skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape())
             connect(m, buf.host, skid.i)

@@ -56,10 +56,19 @@ class BeatWalk:
         self.last = Signal(init=self.beats == 1, name=f"{name}_last")
 
     def bank(self, lane_bank=0):
+        """The bank of the beat's first element (plus ``lane_bank`` along the innermost
+        dimension)."""
+        return self._flat(self.shard[:-1] + [self.shard[-1] + lane_bank], self.banking.shards)
+
+    def row(self):
+        """The row of the beat's bank: its index with the innermost shard dimension dropped
+        (``rtl.output_banks``' shared rows)."""
+        return self._flat(self.shard[:-1], self.banking.shards[:-1])
+
+    @staticmethod
+    def _flat(shards, sizes):
         b = Const(0)
-        for d, (s, n) in enumerate(zip(self.shard, self.banking.shards)):
-            if d == len(self.shard) - 1:
-                s = s + lane_bank
+        for s, n in zip(shards, sizes):
             b = mul_const(b, n) + s if n > 1 else b
         return b
 

@@ -32,14 +32,14 @@ def group_spacing(graph, sched, group):
     if sched.fifos:
         return finish + 1
     first_write = finish
-    for name, stmt, its in _statements(graph, group):
+    for name, stmt, its in statement_iterations(graph, group):
         if isinstance(stmt, Write):
             tap = group.skew[name] + sched.levels[name].writes[id(stmt)]
             first_write = min(first_write, min(its) + tap)
     return problem_spacing(group.iterations, group.taps, first_write)
 
 
-def _statements(graph, group):
+def statement_iterations(graph, group):
     """Every statement of the group's members with the base iterations that execute it."""
     for name in group.members:
         start = 0
@@ -57,7 +57,7 @@ def _iterations(trips, pred, start):
 def _fifo_ops(graph, sched, group):
     """Per FIFO op of the group: ``(channel, StreamOp, tap, set of base iterations)``."""
     ops = []
-    for name, stmt, its in _statements(graph, group):
+    for name, stmt, its in statement_iterations(graph, group):
         lv = sched.levels[name]
         for op, chan, _ in stream_ops(stmt):
             if chan in sched.fifos:

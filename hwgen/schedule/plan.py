@@ -8,6 +8,7 @@ from ..ir.layout import banking, tensor_accesses
 from ..ir.ranges import hardware_ranges
 from . import host_timing
 from .ports import plan_ports
+from .shared_rows import shared_rows
 from .static import schedule
 
 
@@ -34,6 +35,8 @@ class Plan:
         Cycles of one problem that finds the accelerator idle, first input beat (without
         inputs: the first clock edge out of reset) to last output beat, when the host never
         stalls: load, compute, commit, drain.
+    shared_rows : frozenset
+        Output tensors whose rows of banks share one memory (``shared_rows``).
     """
     graph: object
     schedule: object
@@ -43,6 +46,7 @@ class Plan:
     slots: int
     interval_cycles: int
     expected_cycles: int
+    shared_rows: frozenset = frozenset()
 
     @cached_property
     def ranges(self):
@@ -98,4 +102,6 @@ def plan(graph, lanes=None):
                                  lanes)
     ports = {g.name: plan_ports(graph, sched, g, host.bankings) for g in sched.groups}
     return Plan(graph, sched, host.bankings, ports, host.lanes, host.slots, host.interval,
-                host.latency)
+                host.latency,
+                shared_rows(graph, sched, ports, host.bankings) if graph.share_rows
+                else frozenset())

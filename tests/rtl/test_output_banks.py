@@ -43,3 +43,36 @@ def test_bad_writers_are_rejected():
     t = Tensor("C", int32[4, 2] @ [S(0), R])
     with pytest.raises(ValueError, match="write port on bank 7, but the layout has 2 banks"):
         OutputBanks(t, banking(t, (2,)), writers=[0, 7])
+
+
+def test_a_row_of_banks_shares_one_memory():
+    # Four banks of a 2x2 grid of shards, one row of two banks per memory; one bank writes
+    # per cycle (as ``schedule.shared_rows`` requires); the drain is still row-major.
+    t = Tensor("C", int32[4, 4] @ [S(0), S(1)])
+    bank = banking(t, (2, 2))
+    dut = OutputBanks(t, bank, writers=[0, 1, 2, 3], shared_rows=True)
+
+    async def tb(ctx):
+        for p in range(2):
+            for i in range(4):
+                for j in range(4):
+                    b = 2 * (i // 2) + j // 2
+                    for k in range(4):
+                        ctx.set(dut.write_port(k).en, k == b)
+                    port = dut.write_port(b)
+                    ctx.set(port.slot, p)
+                    ctx.set(port.addr, 2 * (i % 2) + j % 2)
+                    ctx.set(port.data, 100 * p + 10 * i + j)
+                    await ctx.tick()
+            for k in range(4):
+                ctx.set(dut.write_port(k).en, 0)
+            ctx.set(dut.commit, 1)
+            ctx.set(dut.start, 1)
+            await ctx.tick()
+            ctx.set(dut.commit, 0)
+            ctx.set(dut.start, 0)
+        got.extend(await drain_pattern(ctx, dut, 32, lambda i: i % 3 != 1))
+
+    got = []
+    run(dut, tb)
+    assert got == [100 * p + 10 * i + j for p in range(2) for i in range(4) for j in range(4)]
