@@ -23,7 +23,8 @@ from ..schedule import MULT_STAGES, READ_LATENCY
 from ..schedule import host_timing
 from ..schedule.cycles import problem_spacing
 from ..schedule.groups import consumer_skew, taps
-from .generate import design_tensors
+from ..ir.types import Sharded
+from .generate import design_tensors, layout
 from .resources import Shape, back, estimate, readers, structural_counts
 
 
@@ -46,6 +47,7 @@ class Cost:
     counts: dict = field(default_factory=dict)      # resources.COUNTS -> count
     resources: dict = field(default_factory=dict)
     read_ports: dict = field(default_factory=dict)  # input tensor -> its read ports (``ports``)
+    shared_rows: bool = False       # the output's rows of banks share a memory (``Plan``'s)
 
     @property
     def utilization(self):
@@ -96,6 +98,43 @@ def _first_write(design, grid, skew, prod):
     first = math.prod(trips[red:]) - 1 if red is not None else 0
     writers = [p for p in skew if chain is None or p[chain] == grid[chain] - 1]
     return min(first + skew[p] + prod[p] for p in writers)
+
+
+def _shared_rows(design, grid, skew, prod, bank):
+    """Whether the output's rows of banks share a memory (``schedule.shared_rows`` on the
+    generated graph; test_cost holds them equal for every point): its writers (``_first_write``)
+    on one row of banks, those whose positions agree on every sharded dimension but the last,
+    never write in the same cycle."""
+    if host_timing.chained(bank) or bank.shards[-1] < 2:
+        return False
+    chain = design.chain
+    axes = [e.axis for e in layout(design, design.expr.output)[:-1] if isinstance(e, Sharded)]
+    rows = {}
+    for p in skew:
+        if chain is None or p[chain] == grid[chain] - 1:
+            rows.setdefault(tuple(p[a] for a in axes), []).append(skew[p] + prod[p])
+    gaps = {abs(a - b) for offsets in rows.values()
+            for i, a in enumerate(offsets) for b in offsets[:i]}
+    return not any(_writes_apart(design, gap) for gap in gaps)
+
+
+def _writes_apart(design, gap):
+    """Whether a writer writes on two iterations ``gap`` apart. It writes when every reduction
+    loop is at its end, which depends on the iteration modulo the span of the outermost
+    reduction loop: the ends within one span are enumerated, not the whole problem."""
+    red = design.reduction_depth
+    if gap == 0 or red is None:         # without a reduction, every iteration writes
+        return gap < design.iterations
+    nest = design.nest[red:]
+    span = math.prod(p.trip for p in nest)
+    ends = set()
+    for idx in itertools.product(*(range(1 if p.loop in design.reductions else p.trip)
+                                   for p in nest)):
+        n = 0
+        for i, p in zip(idx, nest):
+            n = n * p.trip + (p.trip - 1 if p.loop in design.reductions else i)
+        ends.add(n)
+    return any((n + gap) % span in ends and n + gap < design.iterations for n in ends)
 
 
 def distinct(access, ranges):
@@ -156,9 +195,12 @@ def cost(design):
     port_pes = {a.tensor: readers(design, skew, a) for a in expr.inputs}
     shape = Shape(design=design, grid=grid, skew=skew, prod=prod, taps=deepest,
                   readers=port_pes, tensors=tensors, bankings=bankings, lanes=lanes,
-                  slots=slots, period=max(spacing, interval))
+                  slots=slots, period=max(spacing, interval),
+                  shared_rows=_shared_rows(design, grid, skew, prod,
+                                           bankings[expr.output.tensor]))
     counts = structural_counts(shape)
     return Cost(interval, latency, compute, spacing, pes, macs, lanes,
                 sum(b.banks for b in bankings.values()), sum(len(r) for r in port_pes.values()),
                 max(pes // len(r) for r in port_pes.values()), _buffer(design), counts,
-                estimate(shape, counts), {t: len(r) for t, r in port_pes.items()})
+                estimate(shape, counts), {t: len(r) for t, r in port_pes.items()},
+                shape.shared_rows)

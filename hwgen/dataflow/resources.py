@@ -30,10 +30,10 @@ from .generate import IN_TYPE, OUT_TYPE, layout
 # tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
 # counted, not fitted: one multiplier per PE, and block RAMs as ``schedule.memories`` maps them.
 RESOURCE_MODEL = {
-    "LUT": {"base": 246.6, "pe": 23.0, "acc_bit": 1.0, "lutram": 6.8, "mux_bit": 0.47,
-            "addr_bit": 0.14, "bram": 5.2, "bram_emu": 0.79, "const_mul": 5.1},
-    "FF": {"base": 49.3, "acc_bit": 0.97, "pipe_bit": 0.92, "delay_bit": 1.1, "ctrl_bit": 1.9,
-            "buf_bit": 0.85, "bram_emu": 0.7},
+    "LUT": {"base": 142.6, "pe": 24.1, "acc_bit": 0.31, "lutram": 6.7, "mux_bit": 0.47,
+            "chain_bit": 0.5, "addr_bit": 3.7, "bram": 2.4, "bram_emu": 0.44, "const_mul": 8.8},
+    "FF": {"base": 147.7, "acc_bit": 0.72, "pipe_bit": 0.87, "delay_bit": 1.1, "ctrl_bit": 0.42,
+            "buf_bit": 0.9, "bram_emu": 0.86},
 }
 
 # The structural counts (keys of ``Cost.counts``): ``base`` 1 per design; ``pe`` PEs;
@@ -65,6 +65,7 @@ class Shape:
     lanes: dict                 # tensor name -> elements per host beat
     slots: int                  # problems each buffer holds
     period: int                 # cycles between problem starts (array or host, the longer)
+    shared_rows: bool = False   # the output's rows of banks share a memory (``cost``)
 
 
 def back(pos, axis):
@@ -302,11 +303,7 @@ class _Count:
             elif chained(bank):
                 self.output_chain(t, bank)
             else:
-                entries = (1 << slot_bits(shape.slots)) << range_bits(bank.depth)
-                self.memory(entries, t.dtype.bits, 1, bank.banks)
-                self.n["buf_bit"] += range_bits(bank.banks) + 3
-                if bank.banks > 1:
-                    self.n["mux_bit"] += bank.banks * t.dtype.bits
+                self.output_banks(t, bank)
 
     def input_banks(self, t, bank):
         """The banks of input ``t``: per bank, one memory whose word holds its sub-banks."""
@@ -333,6 +330,19 @@ class _Count:
             self.n["buf_bit"] += rp * (w + 2 * range_bits(f) if in_block else 2 * w + range_bits(f))
             if f > 1:
                 self.n["mux_bit"] += rp * f * w
+
+    def output_banks(self, t, bank):
+        """An output in memories (``rtl.output_banks``): one per bank, or one per row of banks
+        written through an or of its writers' address and data."""
+        row = bank.shards[-1] if self.shape.shared_rows else 1
+        memories, w = bank.banks // row, t.dtype.bits
+        entries = (1 << slot_bits(self.shape.slots)) << range_bits(bank.depth) << range_bits(row)
+        self.memory(entries, w, 1, memories)
+        self.n["buf_bit"] += range_bits(memories) + 3
+        if memories > 1:
+            self.n["mux_bit"] += memories * w
+        if row > 1:
+            self.n["mux_bit"] += bank.banks * (w + range_bits(entries))
 
     def output_chain(self, t, bank):
         """An output of one element per bank: registers drained through a shift chain."""

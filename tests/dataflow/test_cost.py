@@ -39,6 +39,12 @@ def test_cycles_latency_and_lanes_equal_the_plan_for_every_point(planned):
             (p.interval_cycles, p.expected_cycles, p.lanes), str(point.design)
 
 
+def test_shared_output_rows_equal_the_plan_for_every_point(planned):
+    assert any(point.cost.shared_rows for point, _ in planned)      # some do, in every space
+    for point, p in planned:
+        assert point.cost.shared_rows == bool(p.shared_rows), str(point.design)
+
+
 def test_read_ports_equal_the_plan_for_every_point(planned):
     for point, p in planned:
         built = Counter(port.tensor for g in p.schedule.groups for port in p.ports[g.name].reads)
