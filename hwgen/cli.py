@@ -322,8 +322,8 @@ def cmd_formal(args):
     chosen = [p for p in PROOFS if not args.proofs or p.name in args.proofs]
     from .pipeline import load_design
     examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")
-    graphs = {p.name: load_design(os.path.join(examples, f"{p.design[0]}.py"), p.design[1])
-              for p in chosen if p.design}
+    graphs = {p.name: load_design(os.path.join(examples, f"{p.design[0]}.py"), p.design[1],
+                                  array=p.array) for p in chosen if p.design}
     steps, results = _Steps(2 * len(chosen)), []
     for fault in (False, True):
         for p in chosen:

@@ -30,8 +30,13 @@ class Proof:
     harness: str        # the function in flow.properties(_buffers, _outputs) that builds it
     mode: str           # "prove" (k-induction) or "bmc"
     depth: int          # cycles; 0: the harness's own, else expected_cycles + 5
-    design: tuple = ()  # (example, sizes) for harnesses around a generated top's parts
+    design: tuple = ()  # (example, sizes[, array folded onto]) for harnesses around a top's parts
     lanes: int = 1      # elements per host beat of that top
+
+    @property
+    def array(self):
+        """The PE array ``design``'s grid folds onto, or None (built as written)."""
+        return self.design[2] if len(self.design) > 2 else None
 
 
 GEMM_2X2 = ("gemm_os", {"M": 2, "N": 2, "K": 2})
@@ -56,6 +61,9 @@ PROOFS = [
           "output_buffers", "bmc", 0, GEMM_2X2, lanes=2),
     Proof("gemv_output_banks", "gemv_cooperative output banks (y): the same, from memories",
           "output_buffers", "bmc", 0, ("gemv_cooperative", {"P": 2, "M": 2, "K": 2})),
+    Proof("gemm_os_folded_shared_rows", "gemm_os 1x4 folded onto 1x2, the row of C's banks "
+          "in one memory (schedule.shared_rows): the same, one writer of a row at a time",
+          "output_buffers", "bmc", 0, ("gemm_os", {"M": 1, "N": 4, "K": 8}, (1, 2))),
     Proof("gemm_os_2x2_ports", "gemm_os 2x2 top under any host: outputs hold valid and "
           "payload until taken", "top_ports", "prove", 0, GEMM_2X2),
     Proof("gemv_fifo_ports", "gemv_cooperative top with FIFO links under any host: outputs "

@@ -9,7 +9,7 @@ write to its bank address to the host beat that must carry it; every other eleme
 (`properties_buffers` says why). Bounded checks, with invariants that tie the buffer's state
 to the harness's counters so that each step stays local.
 """
-from amaranth.hdl import Assert, Assume, Cat, Fragment, Module, Mux, Signal, Value
+from amaranth.hdl import Assert, Assume, Cat, Const, Fragment, Module, Mux, Signal, Value
 from amaranth.utils import ceil_log2
 
 from ..rtl.output_banks import OutputBanks
@@ -46,8 +46,12 @@ def output_buffers(graph, lanes=1, fault=False):
     ports, depth = [], 0
     for t in graph.outputs:
         banking = p.bankings[t.name]
-        design = OutputChain if chained(banking) else _ProbedBanks
-        buf = design(t, banking, bank_ports(p, t.name, "writes"), p.lanes[t.name], p.slots)
+        writers = bank_ports(p, t.name, "writes")
+        if chained(banking):
+            buf = OutputChain(t, banking, writers, p.lanes[t.name], p.slots)
+        else:
+            buf = _ProbedBanks(t, banking, writers, p.lanes[t.name], p.slots,
+                               t.name in p.shared_rows)
         m.submodules[f"out_{t.name}"] = part = Fragment.get(buf, None)
         ports += _output_buffer(m, live, buf, state(part), chain_timing(p),
                                 fault and t is graph.outputs[0])
@@ -56,20 +60,23 @@ def output_buffers(graph, lanes=1, fault=False):
 
 
 class _ProbedBanks(OutputBanks):
-    """``OutputBanks`` with a combinational probe read port on each bank memory, all at
-    ``probe_addr``: observers for the invariant that the tracked element sits in its cell
-    (its behaviour is unchanged)."""
+    """``OutputBanks`` with a combinational probe read port on each memory, all at
+    ``probe_addr`` (``row`` banks per memory with shared rows; the memory of bank ``b`` is
+    ``b // row``): observers for the invariant that the tracked element sits in its cell (its
+    behaviour is unchanged)."""
 
-    def __init__(self, tensor, banking, writers, lanes, slots):
-        super().__init__(tensor, banking, writers, lanes, slots)
-        self.probe_addr = Signal(slot_bits(slots) + ceil_log2(banking.depth), name="probe_addr")
-        self.probe_data = [Signal(shape_of(tensor.dtype), name=f"probe{b}")
-                           for b in range(banking.banks)]
+    def __init__(self, tensor, banking, writers, lanes, slots, shared_rows=False):
+        super().__init__(tensor, banking, writers, lanes, slots, shared_rows)
+        self.row = self._row
+        self.probe_addr = Signal(slot_bits(slots) + ceil_log2(self.row) +
+                                 ceil_log2(banking.depth), name="probe_addr")
+        self.probe_data = [Signal(shape_of(tensor.dtype), name=f"probe{r}")
+                           for r in range(banking.banks // self.row)]
 
     def elaborate(self, platform):
         m = super().elaborate(platform)
-        for b, data in enumerate(self.probe_data):
-            port = m.submodules[f"bank{b}"].read_port(domain="comb")
+        for r, data in enumerate(self.probe_data):
+            port = m.submodules[f"bank{r}"].read_port(domain="comb")
             m.d.comb += [port.addr.eq(self.probe_addr), data.eq(port.data)]
         return m
 
@@ -116,6 +123,12 @@ def _output_buffer(m, live, buf, inside, timed, fault):
         with m.If(port.en & hit):
             m.d.sync += [track.value.eq(Value.cast(port.data).as_unsigned()),
                          track.written.eq(1)]
+    if not chain and buf.row > 1:
+        # ``schedule.shared_rows``: the writers of one memory never write in the same cycle.
+        for r in range(buf.banking.banks // buf.row):
+            ens = [buf.write_port(k).en for k, b in enumerate(buf.writers) if b // buf.row == r]
+            if ens:
+                m.d.comb += Assume(sum(ens, Const(0, 8)) <= 1)
     if chain:
         _chain_invariants(m, live, buf, inside, track, (running, pending, beat))
     else:
@@ -130,7 +143,9 @@ def _banks_invariants(m, live, buf, inside, t, counters):
     and on the host port once its beat is up."""
     oldest, newest, pending, draining, beat = counters
     slots, bits = buf.slots, buf.tensor.dtype.bits
-    m.d.comb += buf.probe_addr.eq(Cat(t.addr[:ceil_log2(buf.banking.depth)],
+    row = buf.row
+    sub = Const(0, 0) if row == 1 else (t.bank % row)[:ceil_log2(row)]
+    m.d.comb += buf.probe_addr.eq(Cat(t.addr[:ceil_log2(buf.banking.depth)], sub,
                                       t.slot[:slot_bits(slots)]))
     full = inside["full"]
     with m.If(live):
@@ -141,8 +156,8 @@ def _banks_invariants(m, live, buf, inside, t, counters):
             m.d.comb += Assert(full[s] == Cat(*[(i < pending) & ((draining + i) % slots == s)
                                                 for i in range(slots)]).any())
         with m.If(t.tracked & t.written):
-            m.d.comb += Assert(Cat(*[(t.bank == b) & (d.as_unsigned() == t.value)
-                                     for b, d in enumerate(buf.probe_data)]).any())
+            m.d.comb += Assert(Cat(*[(t.bank // row == r) & (d.as_unsigned() == t.value)
+                                     for r, d in enumerate(buf.probe_data)]).any())
             with m.If(buf.host.valid & (t.ahead == 0) & (beat == t.beat)):
                 m.d.comb += Assert(buf.host.payload.word_select(t.lane, bits) == t.value)
 

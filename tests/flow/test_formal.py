@@ -17,7 +17,8 @@ from tests.conftest import example
 
 
 def _graph(proof):
-    return load_design(example(proof.design[0]), proof.design[1]) if proof.design else None
+    return load_design(example(proof.design[0]), proof.design[1], array=proof.array) \
+        if proof.design else None
 
 
 @pytest.mark.parametrize("proof", PROOFS, ids=[p.name for p in PROOFS])
