@@ -67,7 +67,6 @@ class _ProbedBanks(OutputBanks):
 
     def __init__(self, tensor, banking, writers, lanes, slots, shared_rows=False):
         super().__init__(tensor, banking, writers, lanes, slots, shared_rows)
-        self.row = self._row
         self.probe_addr = Signal(slot_bits(slots) + ceil_log2(self.row) +
                                  ceil_log2(banking.depth), name="probe_addr")
         self.probe_data = [Signal(shape_of(tensor.dtype), name=f"probe{r}")

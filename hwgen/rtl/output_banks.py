@@ -23,6 +23,9 @@ class OutputBanks(OutputBuffer):
         super().__init__(tensor, banking, writers, lanes, slots)
         self._row = banking.shards[-1] if shared_rows else 1
 
+    row = property(lambda self: self._row, doc="Banks per memory: bank ``b`` is in memory "
+                   "``b // row``, at its addresses with ``b % row`` above them.")
+
     def elaborate(self, platform):
         m = Module()
         shape = shape_of(self.tensor.dtype)
@@ -76,7 +79,7 @@ class OutputBanks(OutputBuffer):
 
     def _write(self, m, mem, r):
         """The write ports of memory ``r``: one per writer, or with shared rows one for the
-        row, its writers' address (below it their bank in the row), data and enable or-ed
+        row, its writers' address (above it their bank in the row), data and enable or-ed
         together: at most one of them writes in a cycle."""
         row, depth = self._row, self.banking.depth
         ports = [(b % row, self.write_port(k)) for k, b in enumerate(self.writers)
@@ -90,12 +93,13 @@ class OutputBanks(OutputBuffer):
         if not ports:
             return
         wp = mem.write_port()
-
-        def either(values):
-            return reduce(lambda a, b: a | b, values)
         m.d.comb += [
-            wp.en.eq(either(p.en for _, p in ports)),
-            wp.addr.eq(either(Mux(p.en, Cat(Value.cast(p.addr)[:ceil_log2(depth)],
+            wp.en.eq(_either(p.en for _, p in ports)),
+            wp.addr.eq(_either(Mux(p.en, Cat(Value.cast(p.addr)[:ceil_log2(depth)],
                                             Const(sub, ceil_log2(row)), p.slot), 0)
                               for sub, p in ports)),
-            wp.data.eq(either(Mux(p.en, p.data, 0) for _, p in ports))]
+            wp.data.eq(_either(Mux(p.en, p.data, 0) for _, p in ports))]
+
+
+def _either(values):
+    return reduce(lambda a, b: a | b, values)
