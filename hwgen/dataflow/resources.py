@@ -21,6 +21,7 @@ from ..schedule.groups import link_delay
 from ..schedule.host_timing import chained, lane_split, range_bits, slot_bits
 from ..schedule.lines import FINISH, SLOT, Line, LineKind
 from ..schedule.memories import input_memory, memory_kind
+from ..schedule.shared_rows import output_memories
 from .generate import IN_TYPE, OUT_TYPE, layout
 
 # LUT and FF per structural count of ``structure`` (``base`` = 1 per design): TRELLIS_COMB
@@ -334,9 +335,8 @@ class _Count:
     def output_banks(self, t, bank):
         """An output in memories (``rtl.output_banks``): one per bank, or one per row of banks
         written through an or of its writers' address and data."""
-        row = bank.shards[-1] if self.shape.shared_rows else 1
-        memories, w = bank.banks // row, t.dtype.bits
-        entries = (1 << slot_bits(self.shape.slots)) << range_bits(bank.depth) << range_bits(row)
+        memories, row, entries = output_memories(bank, self.shape.slots, self.shape.shared_rows)
+        w = t.dtype.bits
         self.memory(entries, w, 1, memories)
         self.n["buf_bit"] += range_bits(memories) + 3
         if memories > 1:

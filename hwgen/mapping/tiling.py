@@ -23,6 +23,7 @@ from ..schedule import plan
 from ..schedule.host_timing import chained, lane_split, slot_bits
 from ..schedule.memories import block_rams, input_memory, memory_kind
 from ..schedule.plan import tensor_grids
+from ..schedule.shared_rows import output_memories
 
 SLOTS = 2           # problems each buffer holds (``schedule.host_timing``'s double buffering)
 TRIES = 24          # tilings lowered and counted exactly, best first, before giving up
@@ -128,9 +129,8 @@ def block_rams_of(graph):
     for t in graph.outputs:
         bank = p.bankings[t.name]
         if not chained(bank):
-            row = bank.shards[-1] if t.name in p.shared_rows else 1
-            entries = (1 << slot_bits(p.slots)) * _pow2(row) * _pow2(bank.depth)
-            total += bank.banks // row * block_rams(entries, t.dtype.bits)
+            memories, _, entries = output_memories(bank, p.slots, t.name in p.shared_rows)
+            total += memories * block_rams(entries, t.dtype.bits)
     return total + sum(_local_blocks(inst) for inst in graph.instances.values())
 
 

@@ -8,7 +8,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import memory
 from amaranth.utils import ceil_log2
 
-from ..schedule.host_timing import slot_bits
+from ..schedule.shared_rows import output_memories
 from .arith import mux_tree
 from .output_buffer import OutputBuffer
 from .signatures import shape_of
@@ -21,7 +21,7 @@ class OutputBanks(OutputBuffer):
 
     def __init__(self, tensor, banking, writers, lanes=1, slots=2, shared_rows=False):
         super().__init__(tensor, banking, writers, lanes, slots)
-        self._row = banking.shards[-1] if shared_rows else 1
+        self._memories, self._row, self._entries = output_memories(banking, slots, shared_rows)
 
     row = property(lambda self: self._row, doc="Banks per memory: bank ``b`` is in memory "
                    "``b // row``, at its addresses with ``b % row`` above them.")
@@ -33,11 +33,10 @@ class OutputBanks(OutputBuffer):
         full = Signal(self.slots)
         next_slot, commit_slot, rd_slot = (SlotCounter(m, self.slots, n)
                                            for n in ("next_slot", "commit_slot", "rd_slot"))
-        sb = slot_bits(self.slots)
         walk = BeatWalk(m, self.banking, 1, 1, "dr")
         advance, issue, issued_all, last_q = Signal(), Signal(), Signal(), Signal()
         row = self._row
-        bank_q = Signal(range(self.banking.banks // row))
+        bank_q = Signal(range(self._memories))
         draining = Signal()
         full_next, space = Signal(self.slots), Signal(init=1)
         m.d.comb += [self.space.eq(space), full_next.eq(full),
@@ -45,9 +44,8 @@ class OutputBanks(OutputBuffer):
                      advance.eq(~self.host.valid | self.host.ready),
                      issue.eq(draining & ~issued_all & advance)]
         data = []
-        for r in range(self.banking.banks // row):
-            mem = memory.Memory(shape=shape, init=[],
-                                depth=1 << (ceil_log2(depth) + ceil_log2(row) + sb))
+        for r in range(self._memories):
+            mem = memory.Memory(shape=shape, init=[], depth=self._entries)
             m.submodules[f"bank{r}"] = mem
             self._write(m, mem, r)
             rp = mem.read_port()

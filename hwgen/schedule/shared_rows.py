@@ -13,7 +13,7 @@ from collections import defaultdict
 
 from ..ir.graph import Write
 from .cycles import statement_iterations
-from .host_timing import chained
+from .host_timing import chained, range_bits, slot_bits
 
 
 def shared_rows(graph, sched, ports, bankings):
@@ -41,3 +41,12 @@ def _rows_disjoint(writes, tensor, banking):
         if len({g for g, _ in writers}) > 1 or len(set(counts)) < len(counts):
             return False
     return True
+
+
+def output_memories(banking, slots, shared):
+    """``(memories, banks per memory, entries of each)`` of an output in memories
+    (``rtl.output_banks``): a memory per bank, or with ``shared`` rows one per row of banks,
+    each bank's ``slots`` problems at power-of-two strides."""
+    row = banking.shards[-1] if shared else 1
+    entries = 1 << (range_bits(banking.depth) + range_bits(row) + slot_bits(slots))
+    return banking.banks // row, row, entries

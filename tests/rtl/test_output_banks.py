@@ -10,6 +10,17 @@ from hwgen.rtl.output_banks import OutputBanks
 from tests.rtl.buffers import drain_pattern, run
 
 
+async def _commit(ctx, dut):
+    """Stop writing; commit the problem just written and start the next, in one cycle."""
+    for k in range(len(dut.writers)):
+        ctx.set(dut.write_port(k).en, 0)
+    ctx.set(dut.commit, 1)
+    ctx.set(dut.start, 1)
+    await ctx.tick()
+    ctx.set(dut.commit, 0)
+    ctx.set(dut.start, 0)
+
+
 def test_memory_output_alternates_slots():
     t = Tensor("C", int32[4, 2] @ [S(0), R])
     dut = OutputBanks(t, banking(t, (2,)), writers=[0, 1])
@@ -25,13 +36,7 @@ def test_memory_output_alternates_slots():
                     ctx.set(port.addr, k)
                     ctx.set(port.data, 100 * p + 10 * bank + k)
                 await ctx.tick()
-            for bank in (0, 1):
-                ctx.set(dut.write_port(bank).en, 0)
-            ctx.set(dut.commit, 1)
-            ctx.set(dut.start, 1)
-            await ctx.tick()
-            ctx.set(dut.commit, 0)
-            ctx.set(dut.start, 0)
+            await _commit(ctx, dut)
         assert not ctx.get(dut.space)
         got.extend(await drain_pattern(ctx, dut, 16, lambda i: i % 4 != 2))
 
@@ -64,13 +69,7 @@ def test_a_row_of_banks_shares_one_memory():
                     ctx.set(port.addr, 2 * (i % 2) + j % 2)
                     ctx.set(port.data, 100 * p + 10 * i + j)
                     await ctx.tick()
-            for k in range(4):
-                ctx.set(dut.write_port(k).en, 0)
-            ctx.set(dut.commit, 1)
-            ctx.set(dut.start, 1)
-            await ctx.tick()
-            ctx.set(dut.commit, 0)
-            ctx.set(dut.start, 0)
+            await _commit(ctx, dut)
         got.extend(await drain_pattern(ctx, dut, 32, lambda i: i % 3 != 1))
 
     got = []
