@@ -287,6 +287,7 @@ class Graph:
     search: list = field(default_factory=list)     # how mapping.search chose the folds
     tiles: dict = None      # a tile of a larger problem: design.json's ``tiles`` (``host``)
     share_rows: bool = True  # output rows may share a memory (``schedule.shared_rows``)
+    host_names: dict = field(default_factory=dict)  # hardware tensor -> the host's (in-out)
 
     @property
     def inputs(self):

@@ -10,6 +10,7 @@ a problem counts.
 """
 from .graph import (ArrayRead, Assign, BinOp, Const, Get, LoopIndex, Neg, Put, Read, Select,
                     Slice, VarRef, Write, allowed, span_of, subexprs, trips_under)
+from .element_sums import is_element_sum
 from .preds import SETS
 from .interval import arith, negate, union
 
@@ -148,10 +149,12 @@ class Ranges:
             terms, span = terms + n, r if span is None else union(span, r)
         if fits(bound, dtype):
             return tuple(bound)
-        self.found.append((steps[0][0].loc, f"in task {self.inst.name}: '{name}' accumulates up to "
-                           f"{terms} terms in {span[0]}..{span[1]} and can reach {bound[0]}.."
-                           f"{bound[1]}, beyond {dtype.name} [{dtype.min}, {dtype.max}]; declare "
-                           f"it Int({bits_needed(bound)}) or wider"))
+        if not is_element_sum(name):        # an element wraps as its tensor's type does
+            self.found.append((
+                steps[0][0].loc, f"in task {self.inst.name}: '{name}' accumulates up to "
+                f"{terms} terms in {span[0]}..{span[1]} and can reach {bound[0]}..{bound[1]}, "
+                f"beyond {dtype.name} [{dtype.min}, {dtype.max}]; declare it "
+                f"Int({bits_needed(bound)}) or wider"))
         return type_range(dtype)
 
 

@@ -6,6 +6,7 @@ Compile-time structure is resolved here: ``if`` on constants and ``meta_if``/``m
 import ast
 
 from ..errors import HwgenError
+from ..ir.element_sums import hold_element_sums
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Instance, LoopIndex, Pred, Put, Segment,
                         stmt_exprs, transform)
 from .assign import AssignLowerer
@@ -110,6 +111,7 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         inst = Instance(self.name, self.fn.name, self.pid, self.grid, self.segments(items),
                         dict(self.vars), loc=self.p.loc(self.fn), arrays=dict(self.arrays),
                         contents=dict(self.contents))
+        hold_element_sums(inst, {t.name: t.dtype for t in self.tensors.values()})
         for stmt in (s for seg in inst.segments for s in seg.body):
             if isinstance(stmt, ArrayWrite) and stmt.array in self.contents:
                 raise HwgenError(f"in task {self.name}: local array '{stmt.array}' takes its "

@@ -7,6 +7,7 @@ from functools import cached_property
 from ..ir.layout import banking, tensor_accesses
 from ..ir.ranges import hardware_ranges
 from . import host_timing
+from .in_out import split_in_out
 from .ports import plan_ports
 from .shared_rows import shared_rows
 from .static import schedule
@@ -95,6 +96,8 @@ def plan(graph, lanes=None):
         choose per tensor the fewest lanes that let loading and draining keep up with compute.
     """
     sched = schedule(graph)
+    if (halves := split_in_out(graph)) is not graph:
+        graph, sched = halves, schedule(halves)
     grids = tensor_grids(graph)
     bankings = {t.name: banking(t, grids.get(t.name, ())) for t in graph.tensors.values()}
     tensors = list(graph.tensors.values())

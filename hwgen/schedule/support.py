@@ -9,12 +9,12 @@ from ..ir.graph import (ArrayRead, ArrayWrite, Assign, FloatOp, Read, StreamOp, 
                         coexist, span_of, stmt_exprs, stream_ops, subexprs, trips_under)
 from ..ir.accumulate import LANES, accumulators, carried, run, update_of
 from ..ir.layout import array_in_memory, index_bounds
+from .in_out import check_in_out
 from .levels import FLOAT_STAGES
 
 
 def check_support(graph):
     """Raise ``HwgenError`` for the first construct of ``graph`` hardware cannot build yet."""
-    _inputs_or_outputs(graph)
     for inst in graph.instances.values():
         _read_only_tables(inst)
         _static_indices(inst)
@@ -22,18 +22,7 @@ def check_support(graph):
         _one_op_per_stream(inst)
         _float_support(inst)
         _array_ports(inst)
-
-
-def _inputs_or_outputs(graph):
-    """In hardware a tensor is an input the host sends or an output it receives."""
-    for t in graph.tensors.values():
-        if t.direction == "inout":
-            loc = next((s.loc for inst in graph.instances.values() for seg in inst.segments
-                        for s in seg.body if isinstance(s, Write) and s.tensor == t.name), t.loc)
-            raise HwgenError(f"tensor '{t.name}' is read and written by the tasks; in hardware "
-                             "a tensor is an input the host sends or an output it receives: "
-                             "read it into a local, accumulate there and write the result "
-                             "once (or give the result its own tensor)", loc)
+    check_in_out(graph)
 
 
 def _read_only_tables(inst):
