@@ -89,7 +89,7 @@ def _accesses(inst, tensor):
                              f"'{tensor.name}' span {seg.iterations} iterations, more than "
                              f"the {LIMIT} that hardware generation checks; give the result "
                              "its own tensor", seg.loc or inst.loc)
-        loops = np.indices(seg.trips).reshape(len(seg.trips), -1)
+        loops = np.indices(seg.trips).reshape(len(seg.trips), seg.iterations)
         for k, stmt in enumerate(seg.body):
             runs = np.ones(loops.shape[1], dtype=bool)
             for d, trip in enumerate(seg.trips):
