@@ -77,8 +77,8 @@ class Accelerator:
         self.manifest, self.line, self.timeout, self.retries = manifest, line, timeout, retries
         self.progress = progress
         self._byte_time = 10 / manifest["bridge"]["baud"]     # start, 8 data and stop bits
-        chunks = {p["name"]: p for p in manifest["bridge"]["ports"]}
-        self.ports = [dict(p, **chunks[p["name"]]) for p in manifest["ports"]]
+        chunks = {(p["name"], p["dir"]): p for p in manifest["bridge"]["ports"]}
+        self.ports = [dict(p, **chunks[p["name"], p["dir"]]) for p in manifest["ports"]]
         self.inputs = [p for p in self.ports if p["dir"] == "in"]
         self.outputs = [p for p in self.ports if p["dir"] == "out"]
         self._seq = {p["id"]: 0 for p in self.ports}

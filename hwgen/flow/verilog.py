@@ -22,7 +22,7 @@ def manifest(top, verilog_files):
     graph = top.graph
     ports = []
     for t in graph.tensors.values():
-        ports.append({"name": graph.host_names.get(t.name, t.name), "dir": t.direction, "dtype": t.dtype.name,
+        ports.append({"name": graph.host_name(t.name), "dir": t.direction, "dtype": t.dtype.name,
                       "shape": list(t.shape), "lanes": top.lanes[t.name],
                       "row_pad": row_pad(t, top.lanes[t.name]),
                       "payload": f"{t.name}__payload", "valid": f"{t.name}__valid",

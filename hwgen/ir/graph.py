@@ -297,6 +297,11 @@ class Graph:
     def outputs(self):
         return [t for t in self.tensors.values() if t.direction in ("out", "inout")]
 
+    def host_name(self, tensor):
+        """The name the host knows hardware tensor ``tensor`` by (an in-out tensor's
+        halves, ``schedule.in_out``: the tensor's own)."""
+        return self.host_names.get(tensor, tensor)
+
 
 # -- walking ------------------------------------------------------------------------------------
 

@@ -120,13 +120,13 @@ def block_rams_of(graph):
                     for port in p.ports[g.name].reads)
     total = sum(block_rams(_pow2(graph.channels[name].depth), graph.channels[name].dtype.bits)
                 for name in p.schedule.fifos)
-    for t in graph.inputs:
+    for t in p.graph.inputs:          # the plan's: an in-out tensor as its two halves
         bank = p.bankings[t.name]
         f, _ = lane_split(bank, t.shape, p.lanes[t.name])
         entries = (1 << slot_bits(p.slots)) * _pow2(bank.depth // f)
         total += sum(_input_blocks(entries, f * t.dtype.bits, reads[(t.name, b)])
                      for b in range(bank.banks))
-    for t in graph.outputs:
+    for t in p.graph.outputs:
         bank = p.bankings[t.name]
         if not chained(bank):
             memories, _, entries = output_memories(bank, p.slots, t.name in p.shared_rows)

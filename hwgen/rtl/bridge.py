@@ -85,11 +85,14 @@ class Bridged(wiring.Component):
     timeout = property(lambda self: self._timeout)
 
     def manifest(self, clock_hz):
-        """design.json's ``bridge`` key: the line, and per port its id and chunk."""
+        """design.json's ``bridge`` key: the line, and per port (the host's name and its
+        direction) its id and chunk."""
+        graph = self.plan.graph
         return {"clock_hz": clock_hz, "baud": clock_hz / self.divisor, "divisor": self.divisor,
                 "timeout_cycles": self.timeout, "chunk_bytes": self.chunk, "window": WINDOW,
-                "ports": [{"name": p.name, "id": p.id, "element_bytes": p.element_bytes,
-                           "chunk": p.chunk} for p in self._ports]}
+                "ports": [{"name": graph.host_name(p.name), "dir": graph.tensors[p.name].direction,
+                           "id": p.id, "element_bytes": p.element_bytes, "chunk": p.chunk}
+                          for p in self._ports]}
 
     def elaborate(self, platform):
         m = Module()

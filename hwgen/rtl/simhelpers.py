@@ -26,7 +26,7 @@ def _hosts(top, problems, in_gap, out_gap, seed):
     hosts = {}
     for t in top.graph.inputs:
         payloads = [b for inputs in problems
-                    for b in pack(np.reshape(inputs[t.name], t.shape), t.dtype,
+                    for b in pack(np.reshape(inputs[top.graph.host_name(t.name)], t.shape), t.dtype,
                                   top.lanes[t.name], row_pad(t, top.lanes[t.name]))]
         hosts[t.name] = Source(payloads, in_gap, rng.random())
     for t in top.graph.outputs:
@@ -91,7 +91,7 @@ def _outputs(top, hosts, n):
     for t in top.graph.outputs:
         flat = unpack(hosts[t.name].received, t.dtype, top.lanes[t.name])
         for p, part in enumerate(flat.reshape(n, -1)):
-            results[p][t.name] = part.reshape(t.shape)
+            results[p][top.graph.host_name(t.name)] = part.reshape(t.shape)
     return results
 
 

@@ -22,6 +22,8 @@ CASES = [
     ("icarus", example("producer_consumer"), {"N": 13}, None),
     ("icarus", program("fifo_skew"), {"N": 5, "D": 1}, None),
     ("icarus", program("no_inputs"), {"N": 7}, None),
+    ("verilator", program("inout_gemm"), {"M": 6, "N": 5, "K": 3, "P": 3}, None),
+    ("icarus", program("inout_float"), {"M": 3, "K": 7}, None),
 ]
 
 

@@ -27,6 +27,18 @@ def test_design_json_follows_the_contract(tmp_path):
     assert "module gemm_os(" in text
 
 
+def test_an_in_out_tensor_is_two_ports_named_after_it(tmp_path):
+    """The host sends ``C`` on ``C_in`` and receives it on ``C_out``: both entries are named
+    ``C``, their signals are the contract's keys."""
+    verilog.write(load_design(program("inout_gemm")), tmp_path, lanes=1)
+    info = json.loads((tmp_path / "design.json").read_text())
+    ports = [(p["name"], p["dir"], p["payload"], p["valid"], p["ready"]) for p in info["ports"]]
+    assert ports[2:] == [("C", "in", "C_in__payload", "C_in__valid", "C_in__ready"),
+                         ("C", "out", "C_out__payload", "C_out__valid", "C_out__ready")]
+    text = (tmp_path / "inout_gemm.v").read_text()
+    assert all(signal in text for port in ports for signal in port[2:])
+
+
 def test_same_program_same_verilog(tmp_path):
     for d in ("a", "b"):
         verilog.write(load_design(example("gemm_os"), {"M": 2, "N": 2, "K": 3}), tmp_path / d)

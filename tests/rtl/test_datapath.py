@@ -137,3 +137,18 @@ def test_a_design_without_inputs_starts_on_its_own(params):
     table = load_module(path).TABLE
     _equals_in_hardware(path, params, lambda inputs: {
         "A": table[:, :params["N"]] * 3 + np.arange(2)[:, None]}, 8)
+
+
+@pytest.mark.parametrize("params", [{"M": 4, "N": 3, "K": 1, "P": 2}, {"M": 3, "N": 5, "K": 9,
+                                                                      "P": 1}])
+def test_an_in_out_tensor_is_sent_and_received(params):
+    """``C[i, j] += ...``: the host sends ``C`` and receives it back updated."""
+    path = program("inout_gemm")
+    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 5,
+                        extreme=True)
+
+
+def test_an_in_out_float_tensor_equals_the_interpreter_bit_for_bit():
+    graph = load_design(program("inout_float"), {"M": 2, "K": 9})
+    _equals_in_hardware(program("inout_float"), {"M": 2, "K": 9},
+                        lambda inputs: run(graph, inputs), 6)
