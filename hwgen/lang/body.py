@@ -8,7 +8,7 @@ import ast
 from ..errors import HwgenError
 from ..ir.element_sums import hold_element_sums
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Instance, LoopIndex, Pred, Put, Segment,
-                        stmt_exprs, transform)
+                        stmt_exprs, stream_ops, transform)
 from .assign import AssignLowerer
 from .blocks import MAX_ELEMENTS, BlockLowerer
 from .branches import BranchLowerer
@@ -44,6 +44,38 @@ def _share_arrays(run, body):
                                    if isinstance(e, ArrayRead)}
     (w1, used1), (w2, used2) = arrays(run), arrays(body)
     return bool(w1 & used2 or w2 & used1)
+
+
+def _share_streams(run, body):
+    """Whether statements ``run`` put (get) on a stream that statements or loops ``body`` put
+    (get) on: on one iteration they would take two elements of it (a daisy chain's
+    ``s.put(own)`` before ``for _ in ...: s.put(t.get())``)."""
+    def ops(items):
+        return {op[:2] for s in _statements(items) for op in stream_ops(s)}
+    return bool(ops(run) & ops(body))
+
+
+def _stream_runs(stmts):
+    """Straight-line statements as runs one after another, a new run where a statement puts
+    (gets) on a stream the run already puts (gets) on; at least one run."""
+    runs, seen = [[]], set()
+    for s in stmts:
+        ops = {op[:2] for op in stream_ops(s)}
+        if ops & seen:
+            runs.append([])
+            seen = set()
+        runs[-1].append(s)
+        seen |= ops
+    return runs
+
+
+def _statements(items):
+    """The statements of ``items``, those of their loops included."""
+    for it in items:
+        if isinstance(it, Loop):
+            yield from _statements(it.items)
+        else:
+            yield it
 
 
 def _own_last(pred, trips, shape, top):
@@ -160,16 +192,24 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         """Top-level items -> segments; straight-line code joins the nearest loop."""
         loops = [i for i, it in enumerate(items) if isinstance(it, Loop)]
         if not loops:
-            return [Segment((), list(items), loc=self.p.loc(self.fn))]
+            return [Segment((), run, loc=self.p.loc(self.fn)) for run in _stream_runs(items)]
         segs = []
         for n, li in enumerate(loops):
             before = items[:li] if n == 0 else []
             after_end = loops[n + 1] if n + 1 < len(loops) else len(items)
             after = items[li + 1:after_end]
+            # Straight-line code that puts (gets) on a stream the loop also puts (gets) on
+            # runs as a segment of its own: a stream takes one element per clock.
+            own_before, own_after = (len(_stream_runs(run)) > 1 or _share_streams(run, [items[li]])
+                                     for run in (before, after))
+            if own_before:
+                segs += [Segment((), run, loc=self.p.loc(self.fn)) for run in _stream_runs(before)]
             trips, body = self.nest(items[li], 0)
-            body = [self.predicated(s, Pred("first", 0)) for s in before] + body + \
-                   [self.predicated(s, Pred("last", 0)) for s in after]
+            body = [self.predicated(s, Pred("first", 0)) for s in before if not own_before] + \
+                body + [self.predicated(s, Pred("last", 0)) for s in after if not own_after]
             segs.append(Segment(tuple(trips), body, loc=self.p.loc(items[li].node)))
+            if own_after:
+                segs += [Segment((), run, loc=self.p.loc(self.fn)) for run in _stream_runs(after)]
         return segs
 
     def nest(self, loop, depth, dmap=(0,)):
@@ -178,7 +218,9 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         loops the source does not have)."""
         items = [_renumbered(it, dmap) for it in loop.items]
         inner = [i for i, it in enumerate(items) if isinstance(it, Loop)]
-        if len(inner) > 1:
+        if len(inner) > 1 or len(inner) == 1 and any(
+                _share_streams(run, [items[inner[0]]])
+                for run in (items[:inner[0]], items[inner[0] + 1:]) if run):
             return self.phases(loop, items, depth, dmap)
         if not inner:
             return [loop.trip], items
@@ -194,7 +236,8 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         long as the deepest and longest, and each phase runs on the iterations its own loops
         have. Statements between loops run on the first iteration of the next loop (after the
         last loop: on its last), or as a phase of their own where they write a local array
-        that loop uses, or use one it writes (hardware accesses an array at one stage)."""
+        that loop uses, or use one it writes (hardware accesses an array at one stage), or put
+        (get) on a stream it puts (gets) on (a stream takes one element per clock)."""
         entries, run = [], []
         for it in items + [None]:
             if (isinstance(it, Loop) or it is None) and run:
@@ -213,7 +256,8 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
                 pending = []
                 continue
             after = k + 1 < len(entries)
-            if _share_arrays(entry, entries[k + 1 if after else k - 1][1]):
+            beside = entries[k + 1 if after else k - 1][1]
+            if _share_arrays(entry, beside) or _share_streams(entry, beside):
                 phases.append(([1], entry))
             elif after:
                 pending = entry

@@ -66,8 +66,8 @@ class GroupPorts:
 
 def safe_name(name):
     """An instance or channel name as an identifier (``pe[0,1]`` -> ``pe_0_1``; a folded
-    stream ``a[0,3>0,0]`` -> ``a_0_3_to_0_0``)."""
-    for old, new in (("[", "_"), ("]", ""), (",", "_"), ("@", "_"), (">", "_to_")):
+    stream ``a[0,3>0,0]`` -> ``a_0_3_to_0_0``; a called region's ``w[0].s`` -> ``w_0_s``)."""
+    for old, new in (("[", "_"), ("]", ""), (",", "_"), ("@", "_"), (">", "_to_"), (".", "_")):
         name = name.replace(old, new)
     return name
 

@@ -152,3 +152,19 @@ def test_an_in_out_float_tensor_equals_the_interpreter_bit_for_bit():
     graph = load_design(program("inout_float"), {"M": 2, "K": 9})
     _equals_in_hardware(program("inout_float"), {"M": 2, "K": 9},
                         lambda inputs: run(graph, inputs), 6)
+
+
+@pytest.mark.parametrize("params", [{"P": 3, "R": 2}, {"P": 4, "R": 3, "UNROLL": 1},
+                                    {"P": 1, "R": 1}])
+def test_a_put_before_a_loop_of_puts_on_its_stream_takes_a_clock_of_its_own(params):
+    """A daisy chain (``s.put(own)``, then ``for _ in ...: s.put(t.get())``): the first put is
+    a phase of the round loop, or a segment of the body, of its own."""
+    path = program("daisy_forward")
+    graph = load_design(path, params)
+    node = graph.instances[f"node[{params['P'] - 1}]"]
+    if params.get("UNROLL") == 1:       # rounds in sequence: put, loop, put, loop, ...
+        assert [seg.trips for seg in node.segments][:3] == [(), (params["P"] - 1,), ()]
+    elif params["P"] > 1:               # a phase loop of two: the put, then the loop
+        assert node.segments[0].trips == (params["R"], 2, params["P"] - 1)
+    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 7,
+                        extreme=True)
