@@ -8,7 +8,7 @@ import ast
 from ..errors import HwgenError
 from ..ir.element_sums import hold_element_sums
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Instance, LoopIndex, Pred, Put, Segment,
-                        stmt_exprs, stream_ops, transform)
+                        coexist, stmt_exprs, stream_ops, transform)
 from .assign import AssignLowerer
 from .blocks import MAX_ELEMENTS, BlockLowerer
 from .branches import BranchLowerer
@@ -17,6 +17,7 @@ from .loops import Loop, LoopLowerer
 from .streams import StreamLowerer
 
 _CHAIN = ("meta_if", "meta_elif", "meta_else")
+_LONG = 1 << 12        # a loop's trip count where it is not known yet (``_may_coexist``)
 
 
 def _renumbered(item, dmap):
@@ -57,16 +58,31 @@ def _share_streams(run, body):
 
 def _stream_runs(stmts):
     """Straight-line statements as runs one after another, a new run where a statement puts
-    (gets) on a stream the run already puts (gets) on; at least one run."""
-    runs, seen = [[]], set()
+    (gets) on a stream that a statement of the run puts (gets) on, unless their branches
+    exclude each other (``if j % 2 == 0:`` / ``else:``); at least one run."""
+    runs, seen = [[]], {}
     for s in stmts:
         ops = {op[:2] for op in stream_ops(s)}
-        if ops & seen:
+        if any(_may_coexist(s, t) for op in ops for t in seen.get(op, ())):
             runs.append([])
-            seen = set()
+            seen = {}
         runs[-1].append(s)
-        seen |= ops
+        for op in ops:
+            seen.setdefault(op, []).append(s)
     return runs
+
+
+def _may_coexist(a, b):
+    """Whether statements ``a`` and ``b`` may run on one iteration (loops of unknown trip
+    counts stand in as long ones: disjoint there, disjoint for any count)."""
+    depth = 1 + max((p.depth for p in a.pred + b.pred), default=-1)
+    return coexist(a.pred, b.pred, (_LONG,) * depth)
+
+
+def _alone(run, beside):
+    """Whether straight-line statements ``run`` take clocks of their own (``_stream_runs``)
+    rather than the first (last) iteration of the loops ``beside``."""
+    return len(_stream_runs(run)) > 1 or _share_streams(run, beside)
 
 
 def _statements(items):
@@ -200,8 +216,7 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
             after = items[li + 1:after_end]
             # Straight-line code that puts (gets) on a stream the loop also puts (gets) on
             # runs as a segment of its own: a stream takes one element per clock.
-            own_before, own_after = (len(_stream_runs(run)) > 1 or _share_streams(run, [items[li]])
-                                     for run in (before, after))
+            own_before, own_after = (_alone(run, [items[li]]) for run in (before, after))
             if own_before:
                 segs += [Segment((), run, loc=self.p.loc(self.fn)) for run in _stream_runs(before)]
             trips, body = self.nest(items[li], 0)
@@ -219,10 +234,13 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         items = [_renumbered(it, dmap) for it in loop.items]
         inner = [i for i, it in enumerate(items) if isinstance(it, Loop)]
         if len(inner) > 1 or len(inner) == 1 and any(
-                _share_streams(run, [items[inner[0]]])
+                _alone(run, [items[inner[0]]])
                 for run in (items[:inner[0]], items[inner[0] + 1:]) if run):
             return self.phases(loop, items, depth, dmap)
         if not inner:
+            runs = _stream_runs(items)
+            if len(runs) > 1:           # two puts (gets) of a stream: a phase loop around them
+                return self.phase_nest(loop, [([], run) for run in runs], depth)
             return [loop.trip], items
         k = inner[0]
         trips, body = self.nest(items[k], depth + 1, dmap + (depth + 1,))
@@ -257,12 +275,18 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
                 continue
             after = k + 1 < len(entries)
             beside = entries[k + 1 if after else k - 1][1]
-            if _share_arrays(entry, beside) or _share_streams(entry, beside):
-                phases.append(([1], entry))
+            if _share_arrays(entry, beside) or _alone(entry, beside):
+                phases += [([1], run) for run in _stream_runs(entry)]
             elif after:
                 pending = entry
             else:
                 phases[-1][1].extend(self.predicated(s, Pred("last", depth + 2)) for s in entry)
+        return self.phase_nest(loop, phases, depth)
+
+    @staticmethod
+    def phase_nest(loop, phases, depth):
+        """``loop`` around ``phases`` (``(trips, statements)`` each, run one after another):
+        ``(trips, body)`` of the nest, a phase loop at ``depth + 1``."""
         width = max(len(trips) for trips, _ in phases)
         shape = [max(trips[i] if i < len(trips) else 1 for trips, _ in phases)
                  for i in range(width)]

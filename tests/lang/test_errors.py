@@ -45,7 +45,7 @@ CASES = [
     ("slice_width", "affine in the loop variables with a constant width"),
     ("slice_range", "reaches bits 0..31, outside 'w' (16 bits)"),
     ("runtime_index", "is indexed by a value computed at run time"),
-    ("double_put", "is put twice on one iteration"),
+    ("double_get", "is got twice on one iteration"),
     ("write_twice", "may be written at one element by two statements on one iteration"),
     ("slice_update_unassigned", "'w' is updated before it is assigned"),
     ("slice_empty", "is empty: its end must be above its start"),

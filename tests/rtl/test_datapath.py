@@ -168,3 +168,12 @@ def test_a_put_before_a_loop_of_puts_on_its_stream_takes_a_clock_of_its_own(para
         assert node.segments[0].trips == (params["R"], 2, params["P"] - 1)
     _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 7,
                         extreme=True)
+
+
+@pytest.mark.parametrize("N", [6, 2])
+def test_two_puts_of_a_stream_on_one_iteration_run_as_two_phases(N):
+    path = program("double_put")
+    graph = load_design(path, {"N": N})
+    assert graph.instances["producer"].segments[0].trips == (N, 2)    # branches: one clock
+    _equals_in_hardware(path, {"N": N}, lambda inputs: load_module(path).reference(**inputs), 3,
+                        extreme=True)

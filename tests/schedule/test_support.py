@@ -25,16 +25,17 @@ def _forwarding():
 
         @hwgen.task
         def src():
-            for i in range(2):
-                s.put(A[2 * i])
-                s.put(A[2 * i + 1])         # a second put on s in this task
+            for i in range(4):
+                s.put(A[i])
 
         @hwgen.task
         def dst():
-            for i in range(4):
-                C[i] = s.get()
+            for i in range(2):
+                C[i] = s.get() - s.get()    # two gets of s in one statement
+            for i in range(2, 4):
+                C[i] = 0
 
-    return forwarding, _line_of(_forwarding, "a second put")
+    return forwarding, _line_of(_forwarding, "two gets of s")
 
 
 def _float_product():
@@ -79,7 +80,7 @@ def _sum_started_elsewhere():
 
 
 @pytest.mark.parametrize("make,message", [
-    (_forwarding, "put twice on one iteration"),
+    (_forwarding, "got twice on one iteration"),
     (_float_product, "a float updated from its own value"),
     (_running_sum, "added up once its loop has ended"),
     (_sum_started_elsewhere, "must be set right before")])
