@@ -9,6 +9,7 @@ from ..errors import HwgenError
 from ..ir.element_sums import hold_element_sums
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Instance, LoopIndex, Pred, Put, Segment,
                         coexist, stmt_exprs, stream_ops, transform)
+from ..ir.static_locals import fold_static_indices
 from .assign import AssignLowerer
 from .blocks import MAX_ELEMENTS, BlockLowerer
 from .branches import BranchLowerer
@@ -159,6 +160,7 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         inst = Instance(self.name, self.fn.name, self.pid, self.grid, self.segments(items),
                         dict(self.vars), loc=self.p.loc(self.fn), arrays=dict(self.arrays),
                         contents=dict(self.contents))
+        fold_static_indices(inst)
         hold_element_sums(inst, {t.name: t.dtype for t in self.tensors.values()})
         for stmt in (s for seg in inst.segments for s in seg.body):
             if isinstance(stmt, ArrayWrite) and stmt.array in self.contents:

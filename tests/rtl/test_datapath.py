@@ -177,3 +177,10 @@ def test_two_puts_of_a_stream_on_one_iteration_run_as_two_phases(N):
     assert graph.instances["producer"].segments[0].trips == (N, 2)    # branches: one clock
     _equals_in_hardware(path, {"N": N}, lambda inputs: load_module(path).reference(**inputs), 3,
                         extreme=True)
+
+
+@pytest.mark.parametrize("params", [{"P": 3, "N": 4}, {"P": 1, "N": 1}])
+def test_an_index_local_found_by_a_loop_is_a_constant_where_it_is_used(params):
+    path = program("found_position")
+    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 2,
+                        extreme=True)
