@@ -112,7 +112,8 @@ def cmd_build(args):
           f"{s['groups']} lockstep group(s), {s['register_streams']} stream(s) as registers, "
           f"{s['fifo_streams']} as FIFOs")
     print(f"  interval_cycles {info['interval_cycles']} per problem back to back; lanes "
-          + ", ".join(f"{p['name']}={p['lanes']}" for p in info["ports"]))
+          + ", ".join(f"{p['payload'].removesuffix('__payload')}={p['lanes']}"
+                      for p in info["ports"]))
     _say_if_ports_bound(info, args.lanes == "auto")
     return 0
 
