@@ -18,9 +18,11 @@ def hold_element_sums(inst, dtypes):
     """Rewrite ``inst``'s sums into tensor elements in place; ``dtypes``: tensor -> element
     type (the local's type)."""
     for n, seg in enumerate(inst.segments):
-        for k, stmt in enumerate(list(seg.body)):
+        body = []
+        for k, stmt in enumerate(seg.body):
             sum_ = _element_sum(stmt, seg)
             if sum_ is None or _touched_elsewhere(seg.body, stmt):
+                body.append(stmt)
                 continue
             depth, term, op = sum_
             name = f"{stmt.tensor}{SUM}{n}_{k}"
@@ -28,12 +30,11 @@ def hold_element_sums(inst, dtypes):
             own = VarRef(name)
             add = FloatOp(op, own, term, stmt.value.fmt) if isinstance(stmt.value, FloatOp) \
                 else BinOp(op, own, term)
-            at = seg.body.index(stmt)
-            seg.body[at:at + 1] = [
-                Assign(name, Read(stmt.tensor, stmt.index, stmt.loc), (Pred("first", depth),),
-                       stmt.loc),
-                Assign(name, add, (), stmt.loc),
-                Write(stmt.tensor, stmt.index, own, (Pred("last", depth),), stmt.loc)]
+            body += [Assign(name, Read(stmt.tensor, stmt.index, stmt.loc),
+                            (Pred("first", depth),), stmt.loc),
+                     Assign(name, add, (), stmt.loc),
+                     Write(stmt.tensor, stmt.index, own, (Pred("last", depth),), stmt.loc)]
+        seg.body = body
 
 
 def _element_sum(stmt, seg):

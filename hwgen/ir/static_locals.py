@@ -27,12 +27,12 @@ def fold_static_indices(inst):
     users = {id(s): s for seg in inst.segments for s in seg.body if _index_vars(s)}
     if not users or sum(seg.iterations for seg in inst.segments) > LIMIT:
         return
-    values = _walk(inst, users)
-    for key, stmt in users.items():
-        known = {var: vals.pop() for (k, var), vals in values.items()
-                 if k == key and len(vals) == 1 and _UNKNOWN not in vals}
-        if known:
-            _substitute(stmt, known)
+    known = {}
+    for (key, var), vals in _walk(inst, users).items():
+        if len(vals) == 1 and _UNKNOWN not in vals:
+            known.setdefault(key, {})[var] = vals.pop()
+    for key, consts in known.items():
+        _substitute(users[key], consts)
 
 
 def _walk(inst, users):

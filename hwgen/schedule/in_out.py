@@ -14,13 +14,10 @@ import math
 import numpy as np
 
 from ..errors import HwgenError
-from ..ir.graph import (ArrayWrite, BinOp, Const, LoopIndex, Neg, Read, Write, allowed,
+from ..ir.graph import (BINARY, ArrayWrite, BinOp, Const, LoopIndex, Neg, Read, Write, allowed,
                         stmt_exprs, transform)
 
 LIMIT = 1 << 22         # iterations walked at most (a few seconds)
-_OPS = {"+": np.add, "-": np.subtract, "*": np.multiply, "//": np.floor_divide,
-        "%": np.mod, "<<": np.left_shift, ">>": np.right_shift, "&": np.bitwise_and,
-        "|": np.bitwise_or, "^": np.bitwise_xor}
 
 
 def check_in_out(graph):
@@ -121,16 +118,16 @@ def _value(expr, loops):
         return loops[expr.depth]
     if isinstance(expr, Neg):
         return -_value(expr.operand, loops)
-    if isinstance(expr, BinOp) and expr.op in _OPS:
-        return _OPS[expr.op](_value(expr.lhs, loops), _value(expr.rhs, loops))
+    if isinstance(expr, BinOp):         # + - * // %: ``support._static_indices`` first
+        return BINARY[expr.op](_value(expr.lhs, loops), _value(expr.rhs, loops))
     raise AssertionError(f"not an affine index: {expr}")     # support._static_indices first
 
 
 def split_in_out(graph):
     """``graph`` with each in-out tensor ``C`` as two, ``C_in`` that the tasks read and the host
     sends and ``C_out`` that they write and the host receives (``Graph.host_names`` keeps
-    ``C`` for both ports); ``graph`` itself when it has none. ``graph`` has passed
-    ``check_in_out``."""
+    ``C`` for both ports); ``graph`` itself when it has none. The plan checks ``graph`` whole
+    (``check_in_out``) and schedules the halves."""
     inout = [t.name for t in graph.tensors.values() if t.direction == "inout"]
     if not inout:
         return graph

@@ -11,6 +11,7 @@ from .in_out import split_in_out
 from .ports import plan_ports
 from .shared_rows import shared_rows
 from .static import schedule
+from .support import check_support
 
 
 @dataclass(frozen=True)
@@ -95,9 +96,10 @@ def plan(graph, lanes=None):
         Elements per host beat: one number for every port, a dict per tensor name, or None to
         choose per tensor the fewest lanes that let loading and draining keep up with compute.
     """
-    sched = schedule(graph)
-    if (halves := split_in_out(graph)) is not graph:
-        graph, sched = halves, schedule(halves)
+    halves = split_in_out(graph)
+    if halves is not graph:
+        check_support(graph)        # the in-out rules see the tensor whole
+    graph, sched = halves, schedule(halves)
     grids = tensor_grids(graph)
     bankings = {t.name: banking(t, grids.get(t.name, ())) for t in graph.tensors.values()}
     tensors = list(graph.tensors.values())

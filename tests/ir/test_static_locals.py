@@ -1,4 +1,6 @@
 """ir.static_locals: which locals in indices become constants, and which stay run-time values."""
+import linecache
+
 import pytest
 
 import hwgen
@@ -40,8 +42,9 @@ def test_a_local_that_changes_between_uses_stays_a_run_time_value_and_is_refused
 
     graph = moving.graph()
     assert VarRef("at") in [e for i in _indices(graph, "t") for e in subexprs(i)]
-    with pytest.raises(HwgenError, match="indexed by a value computed at run time"):
+    with pytest.raises(HwgenError, match="indexed by a value computed at run time") as e:
         plan(graph)
+    assert "C[i] = A[at]" in linecache.getline(*e.value.loc)       # the user's line
 
 
 def test_a_local_from_data_is_never_folded():

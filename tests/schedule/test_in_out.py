@@ -1,5 +1,7 @@
 """schedule.in_out: which in-out tensors hardware builds, and the two halves it builds them as
 (the refusals at the user's line: tests/lang/test_errors.py)."""
+import linecache
+
 import pytest
 
 import hwgen
@@ -48,5 +50,6 @@ def test_too_many_iterations_to_walk_is_a_clear_error():
                 for k in range(LIMIT):
                     C[i] += A[i] * k
 
-    with pytest.raises(HwgenError, match=f"more than the {LIMIT} that hardware generation"):
+    with pytest.raises(HwgenError, match=f"more than the {LIMIT} that hardware generation") as e:
         plan(long.graph())
+    assert "for i in range(4):" in linecache.getline(*e.value.loc)   # the loop nest's line
