@@ -7,7 +7,8 @@ the shard indices; an element's address inside its bank is row-major over the sh
 import math
 from dataclasses import dataclass
 
-from .graph import BinOp, Const, LoopIndex, Neg, Read, Segment, Write, stmt_exprs, trips_under
+from .graph import (ArrayRead, ArrayWrite, BinOp, Const, LoopIndex, Neg, Read, Segment, Write,
+                    coexist, stmt_exprs, trips_under)
 from .interval import arith, negate
 from .types import Sharded
 
@@ -51,13 +52,28 @@ class Banking:
 
 
 # A local array of at most this many elements is a set of registers (read through a mux); a
-# larger one is a memory (one read port per read, one write port, one more pipeline level).
+# larger one is a memory (one read port per read, one write port, one more pipeline level),
+# unless one loop iteration writes it twice or reads it after a write (a declaration's value,
+# a whole array got from a stream): then registers too, up to ``WIDE_REGISTER_LIMIT`` elements.
 REGISTER_ARRAY_LIMIT = 16
+WIDE_REGISTER_LIMIT = 256
 
 
-def array_in_memory(ttype):
-    """Whether the local array of type ``ttype`` lives in a memory rather than registers."""
-    return math.prod(ttype.shape) > REGISTER_ARRAY_LIMIT
+def memory_arrays(inst):
+    """The local arrays of task instance ``inst`` kept in memories (``REGISTER_ARRAY_LIMIT``)."""
+    wide = set()
+    for seg in inst.segments:
+        writes = {}                 # array -> the statements writing it so far
+        for stmt in seg.body:
+            after = {a for a, ws in writes.items()
+                     if any(coexist(w.pred, stmt.pred, seg.trips) for w in ws)}
+            wide |= {e.array for e in stmt_exprs(stmt)
+                     if isinstance(e, ArrayRead) and e.array in after}
+            if isinstance(stmt, ArrayWrite):
+                wide |= {stmt.array} & after
+                writes.setdefault(stmt.array, []).append(stmt)
+    return {a for a, t in inst.arrays.items() if math.prod(t.shape) > REGISTER_ARRAY_LIMIT and
+            (a not in wide or math.prod(t.shape) > WIDE_REGISTER_LIMIT)}
 
 
 def banking(tensor, grid):

@@ -18,7 +18,7 @@ from collections import Counter
 from ..check import check
 from ..errors import HwgenError
 from ..ir.graph import ArrayRead, stmt_exprs
-from ..ir.layout import array_in_memory, banking
+from ..ir.layout import banking, memory_arrays
 from ..schedule import plan
 from ..schedule.host_timing import chained, lane_split, slot_bits
 from ..schedule.memories import block_rams, input_memory, memory_kind
@@ -175,10 +175,10 @@ def _local_blocks(inst):
     reads = Counter(e.array for seg in inst.segments for stmt in seg.body
                     for e in stmt_exprs(stmt) if isinstance(e, ArrayRead))
     total = 0
-    for name, ttype in inst.arrays.items():
-        if array_in_memory(ttype):
-            kind, cells, _ = memory_kind(math.prod(ttype.shape), ttype.dtype.bits, reads[name])
-            total += cells if kind.startswith("bram") else 0
+    for name in memory_arrays(inst):
+        ttype = inst.arrays[name]
+        kind, cells, _ = memory_kind(math.prod(ttype.shape), ttype.dtype.bits, reads[name])
+        total += cells if kind.startswith("bram") else 0
     return total
 
 

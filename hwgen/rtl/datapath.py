@@ -16,6 +16,7 @@ from ..ir.graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Convert, F
                         LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef,
                         Write, stmt_exprs, Const as IRConst)
 from ..ir.accumulate import accumulators
+from ..ir.layout import memory_arrays
 from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
@@ -59,7 +60,8 @@ class Member(FloatLowering):
         self.regs = {v: Signal(stored_shape(t, ranges.get(v)), reset_less=True,
                                name=f"{prefix}__{safe_name(v)}")
                      for v, t in sorted(self.inst.vars.items())}
-        self.arrays = {a: LocalArray(self.m, f"{prefix}__{a}", t, build.en)
+        memory = memory_arrays(self.inst)
+        self.arrays = {a: LocalArray(self.m, f"{prefix}__{a}", t, build.en, a in memory)
                        for a, t in sorted(self.inst.arrays.items())}
         self.memo = {}          # expression -> emitted value, within one statement
         self.stmt, self.pred = None, ()     # the statement being compiled, its predicates

@@ -1,6 +1,6 @@
 """A task's local array (``buf: int8[N]``) in hardware: registers or a memory.
 
-Small arrays (``ir.layout.REGISTER_ARRAY_LIMIT``) are registers read combinationally through a
+Small arrays (``ir.layout.memory_arrays``) are registers read combinationally through a
 mux tree; larger ones a memory whose read ports are transparent to its one write port, read
 address one level before the data.
 """
@@ -9,7 +9,6 @@ import math
 from amaranth.hdl import Const, Mux, Signal
 from amaranth.lib import memory
 
-from ..ir.layout import array_in_memory
 from .arith import mul_const, mux_tree
 from .signatures import shape_of
 
@@ -20,12 +19,12 @@ class LocalArray:
     before the data). Writes from several statements share the write port: their conditions
     never hold in the same cycle, since one iteration is at a given level at a time."""
 
-    def __init__(self, m, name, ttype, en):
+    def __init__(self, m, name, ttype, en, in_memory):
         self.m, self.name, self.ttype, self.en = m, name, ttype, en
         self.size = math.prod(ttype.shape)
         self.writes = []
         shape = shape_of(ttype.dtype)
-        if array_in_memory(ttype):
+        if in_memory:
             self.latency = 1
             self.mem = memory.Memory(shape=shape, depth=self.size, init=[])
             m.submodules[name] = self.mem

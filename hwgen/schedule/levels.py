@@ -14,7 +14,7 @@ from ..ir.accumulate import LANES, accumulators, run_length, tree_depth
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, FloatOp, Get,
                         LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, VarRef, Write,
                         coexist, stmt_exprs)
-from ..ir.layout import array_in_memory
+from ..ir.layout import memory_arrays
 from ..ir.types import FloatType
 
 # A tensor read takes three stages: the synchronous memory read, a register on the read data
@@ -128,7 +128,8 @@ class Levels:
     def __init__(self, inst):
         self.inst = inst
         self.var = {v: 0 for v in inst.vars}
-        self.arr = {a: int(array_in_memory(t)) for a, t in inst.arrays.items()}
+        self.memory = memory_arrays(inst)
+        self.arr = {a: int(a in self.memory) for a in inst.arrays}
         self.sums = accumulators(inst)
         self.late = {}          # id of a statement -> the arrays it reads after their write
         self._settle()
@@ -198,7 +199,7 @@ class Levels:
         for s in seg.body:
             # Register arrays written earlier in this iteration are read a level later.
             self.late[id(s)] = {a for a, pred in writes if coexist(pred, s.pred, seg.trips)
-                                and not array_in_memory(self.inst.arrays[a])}
+                                and a not in self.memory}
             for key in [k for k in env if isinstance(k, tuple)]:
                 del env[key]
             env.update({(WRITTEN, a): True for a in self.late[id(s)]})
@@ -206,7 +207,7 @@ class Levels:
                 if isinstance(e, ArrayRead):
                     # The index must be ready when the element is read (a memory's address
                     # one level earlier).
-                    lead = int(array_in_memory(self.inst.arrays[e.array]))
+                    lead = int(e.array in self.memory)
                     arr[e.array] = max([arr[e.array]] +
                                        [self.level(i, env) + lead for i in e.index])
             if isinstance(s, Assign) and s.var in self.sums:

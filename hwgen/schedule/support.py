@@ -8,7 +8,7 @@ from ..errors import HwgenError
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, FloatOp, Read, StreamOp, VarRef, Write,
                         coexist, span_of, stmt_exprs, stream_ops, subexprs, trips_under)
 from ..ir.accumulate import LANES, accumulators, carried, run, update_of
-from ..ir.layout import array_in_memory, index_bounds
+from ..ir.layout import WIDE_REGISTER_LIMIT, index_bounds, memory_arrays
 from .in_out import check_in_out
 from .levels import FLOAT_STAGES
 
@@ -178,18 +178,19 @@ def _array_ports(inst):
     iteration (it has one write port); a register array is not written from its own elements
     after a write in the same iteration (each array is written at one level). Statements of
     different phases (loops in sequence) never share an iteration."""
+    in_memory = memory_arrays(inst)
     for seg in inst.segments:
         writes = {}             # array -> the statements writing it so far
         for stmt in seg.body:
             earlier = {a: next(w for w in ws if coexist(w.pred, stmt.pred, seg.trips))
                        for a, ws in writes.items()
                        if any(coexist(w.pred, stmt.pred, seg.trips) for w in ws)}
-            memory = {a for a in earlier if array_in_memory(inst.arrays[a])}
+            memory = {a for a in earlier if a in in_memory}
             for e in stmt_exprs(stmt):
                 if isinstance(e, ArrayRead) and e.array in memory:
                     raise HwgenError(
                         f"in task {inst.name}: local array '{e.array}' is a memory (more than "
-                        "16 elements), read after it is written in the same loop iteration "
+                        f"{WIDE_REGISTER_LIMIT} elements), read after it is written in the same loop iteration "
                         f"(written at line {earlier[e.array].loc[1]}); a memory reads the value "
                         "from before the iteration: keep the new value in a local and use that",
                         e.loc or stmt.loc)
@@ -205,7 +206,7 @@ def _array_ports(inst):
                 if stmt.array in memory:
                     raise HwgenError(
                         f"in task {inst.name}: local array '{stmt.array}' is a memory (more "
-                        "than 16 elements) with one write port, but it is written twice on one "
+                        f"than {WIDE_REGISTER_LIMIT} elements) with one write port, but it is written twice on one "
                         f"loop iteration (also at line {earlier[stmt.array].loc[1]}); write it "
                         "once per iteration", stmt.loc)
                 writes.setdefault(stmt.array, []).append(stmt)

@@ -1,7 +1,7 @@
 """Register arrays read after they are written in the same loop iteration (Allo's streams of
 blocks): a block filled element by element and put whole on its last element; a block got
 whole and read on the same iteration; a row read on the iteration that wrote its last
-element."""
+element. Blocks of more than 16 elements are registers too (``ir.layout.memory_arrays``)."""
 import numpy as np
 
 import hwgen

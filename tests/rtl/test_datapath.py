@@ -50,10 +50,12 @@ def test_only_an_assignment_nothing_before_reads_presets_its_register():
     assert _unread_before(body) == {id(clear), id(body[1])}
 
 
-@pytest.mark.parametrize("params", [{"B": 2, "N": 4}, {"B": 3, "N": 1}, {"B": 1, "N": 3}])
+@pytest.mark.parametrize("params", [{"B": 2, "N": 4}, {"B": 3, "N": 1}, {"B": 1, "N": 3},
+                                    {"B": 2, "N": 5}])
 def test_register_arrays_read_after_their_write(params):
     """A register array read after a write in the same iteration sees the write
-    (``schedule.levels``: one level later), as the interpreter does."""
+    (``schedule.levels``: one level later), as the interpreter does; at N=5 the blocks have
+    25 elements, registers because a memory could not be written whole."""
     path = program("array_rewritten")
     _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 3)
 

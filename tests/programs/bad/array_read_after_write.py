@@ -2,7 +2,7 @@ import hwgen
 from hwgen import int8, int32
 
 
-def build(N: int = 32):
+def build(N: int = 300):
     @hwgen.region
     def array_read_after_write(A: int8[N], B: int32[N]):
         @hwgen.task
