@@ -61,7 +61,8 @@ class Member(FloatLowering):
                                name=f"{prefix}__{safe_name(v)}")
                      for v, t in sorted(self.inst.vars.items())}
         memory = memory_arrays(self.inst)
-        self.arrays = {a: LocalArray(self.m, f"{prefix}__{a}", t, build.en, a in memory)
+        self.arrays = {a: LocalArray(self.m, f"{prefix}__{a}", t, build.en, a in memory,
+                                     self.inst.contents.get(a))
                        for a, t in sorted(self.inst.arrays.items())}
         self.memo = {}          # expression -> emitted value, within one statement
         self.stmt, self.pred = None, ()     # the statement being compiled, its predicates

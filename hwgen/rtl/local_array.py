@@ -2,7 +2,8 @@
 
 Small arrays (``ir.layout.memory_arrays``) are registers read combinationally through a
 mux tree; larger ones a memory whose read ports are transparent to its one write port, read
-address one level before the data.
+address one level before the data. A read-only table (``Instance.contents``) is a memory
+initialised with its elements and no write port: block RAM or LUTs holding the values.
 """
 import math
 
@@ -19,16 +20,16 @@ class LocalArray:
     before the data). Writes from several statements share the write port: their conditions
     never hold in the same cycle, since one iteration is at a given level at a time."""
 
-    def __init__(self, m, name, ttype, en, in_memory):
+    def __init__(self, m, name, ttype, en, in_memory, contents=None):
         self.m, self.name, self.ttype, self.en = m, name, ttype, en
         self.size = math.prod(ttype.shape)
         self.writes = []
         shape = shape_of(ttype.dtype)
         if in_memory:
             self.latency = 1
-            self.mem = memory.Memory(shape=shape, depth=self.size, init=[])
+            self.mem = memory.Memory(shape=shape, depth=self.size, init=contents or [])
             m.submodules[name] = self.mem
-            self.wp = self.mem.write_port()
+            self.wp = self.mem.write_port() if contents is None else None
         else:
             self.latency = 0
             self.regs = [Signal(shape, reset_less=True, name=f"{name}_{k}")
@@ -50,7 +51,7 @@ class LocalArray:
         """The element at ``addr``: combinational for registers, a cycle later for a memory."""
         if self.latency == 0:
             return self.regs[addr] if isinstance(addr, int) else mux_tree(self.regs, addr)
-        rp = self.mem.read_port(transparent_for=(self.wp,))
+        rp = self.mem.read_port(transparent_for=() if self.wp is None else (self.wp,))
         self.m.d.comb += [rp.addr.eq(addr), rp.en.eq(self.en)]
         return rp.data
 
@@ -68,7 +69,7 @@ class LocalArray:
 
     def finish(self):
         """Drive the memory's write port from every write statement."""
-        if self.latency == 0:
+        if self.latency == 0 or self.wp is None:
             return
         en, addr, data = Const(0), Const(0), Const(0)
         for c, a, d in self.writes:

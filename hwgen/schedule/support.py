@@ -16,23 +16,12 @@ from .levels import FLOAT_STAGES
 def check_support(graph):
     """Raise ``HwgenError`` for the first construct of ``graph`` hardware cannot build yet."""
     for inst in graph.instances.values():
-        _read_only_tables(inst)
         _static_indices(inst)
         _tensor_writes(inst)
         _one_op_per_stream(inst)
         _float_support(inst)
         _array_ports(inst)
     check_in_out(graph)
-
-
-def _read_only_tables(inst):
-    """A large local array with its values from its declaration would be a ROM."""
-    for name, values in inst.contents.items():
-        loc = next((e.loc for seg in inst.segments for s in seg.body for e in stmt_exprs(s)
-                    if isinstance(e, ArrayRead) and e.array == name), inst.loc)
-        raise HwgenError(f"in task {inst.name}: local array '{name}' takes its {len(values)} "
-                         "elements from its declaration (a read-only table); hardware does not "
-                         "build such tables yet: pass the values as an input tensor", loc)
 
 
 def _static_indices(inst):

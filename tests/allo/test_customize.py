@@ -10,6 +10,8 @@ import hwgen.allo.dataflow as df
 from hwgen import HwgenError, HwgenWarning
 from hwgen.allo.ir.types import Stream, float32, int8, int32
 from hwgen.allo.ir.utils import MockBuffer
+from hwgen.rtl.simhelpers import run_top
+from hwgen.rtl.top import Top
 from hwgen.schedule import plan
 
 N, T = 4, 4200
@@ -59,10 +61,12 @@ def test_wrong_directives_name_what_exists(directive, words):
         directive(df.customize(scaled))
 
 
-def test_a_large_table_is_read_only_and_not_built_in_hardware_yet():
-    with pytest.raises(HwgenError, match="read-only table") as e:
-        plan(scaled.graph())
-    assert e.value.loc[1] == scaled.fn.__code__.co_firstlineno + 16     # table[i * 1000 + 7]
+def test_a_large_table_is_a_read_only_memory_in_hardware():
+    top = Top(plan(scaled.graph()))
+    A = np.array([5, -2, 0, 7], np.int32)
+    outs, cycles, _ = run_top(top, [{"A": A}])
+    assert cycles[0] == top.expected_cycles
+    assert np.array_equal(outs[0]["B"], A * 3 + TABLE[np.arange(N) * 1000 + 7])
 
 
 IR, FR = 5, 3

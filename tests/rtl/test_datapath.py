@@ -186,3 +186,10 @@ def test_an_index_local_found_by_a_loop_is_a_constant_where_it_is_used(params):
     path = program("found_position")
     _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 2,
                         extreme=True)
+
+
+@pytest.mark.parametrize("N", [20, 1, 99])
+def test_read_only_tables_are_memories_holding_their_values(N):
+    path = program("rom_table")
+    _equals_in_hardware(path, {"N": N}, lambda inputs: load_module(path).reference(**inputs), 5,
+                        extreme=True)
