@@ -241,7 +241,7 @@ class Member(FloatLowering):
 
     def _array_write(self, s, env):
         arr = self.arrays[s.array]
-        lvl = self.levels.arr[s.array]
+        lvl = self.levels.arr_w[s.array]
         parts = [self.emit(i, env) for i in s.index]
         v = self.emit(s.value, env)
         arr.write(self.cond(s.pred, lvl), arr.address([self.at(p, lvl) for p in parts]),

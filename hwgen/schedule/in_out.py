@@ -26,7 +26,8 @@ def check_in_out(graph):
         owner = np.full(math.prod(t.shape), -1)        # the instance that touches an element
         written = np.zeros(len(owner), dtype=bool)
         for n, inst in enumerate(graph.instances.values()):
-            reads, writes = _accesses(inst, t)
+            reads, writes = accesses(inst, t.name, t.shape, (Read, Write),
+                                     f"in-out tensor '{t.name}'", "give the result its own tensor")
             for access in (reads, writes):
                 taken = owner[access.elements] >= 0
                 if taken.any():
@@ -61,13 +62,14 @@ def _element(tensor, flat):
 
 
 @dataclasses.dataclass
-class _Accesses:
-    """Reads (or writes) of one tensor by one instance: when (a time orders statements in
-    program order, a write after the reads of its own statement), which element, at which
-    statement's line."""
+class Accesses:
+    """Reads (or writes) of one tensor or local array by one instance: when (a time orders
+    statements in program order, a write after the reads of its own statement; the clock
+    counts iterations), which element, at which statement's line."""
     times: np.ndarray
     elements: np.ndarray
     lines: np.ndarray
+    clocks: np.ndarray
     locs: list
 
     def loc(self, mask):
@@ -75,40 +77,48 @@ class _Accesses:
         return self.locs[self.lines[mask][0]]
 
 
-def _accesses(inst, tensor):
-    """The instance's reads and its writes of ``tensor``, as two ``_Accesses``."""
+def accesses(inst, name, shape, kinds, what, instead):
+    """The instance's reads and its writes of tensor or local array ``name`` (of ``shape``;
+    ``kinds``: the read expression and the write statement types, ``(Read, Write)`` or
+    ``(ArrayRead, ArrayWrite)``), as two ``Accesses``; ``what`` and ``instead`` word the error
+    for a loop nest too long to walk."""
     found = {"r": [], "w": []}
-    locs, start = [], 0
+    locs, start, clock = [], 0, 0
     for seg in inst.segments:
         steps = 2 * len(seg.body) + 2
         if seg.iterations > LIMIT:
-            raise HwgenError(f"in task {inst.name}: the accesses of in-out tensor "
-                             f"'{tensor.name}' span {seg.iterations} iterations, more than "
-                             f"the {LIMIT} that hardware generation checks; give the result "
-                             "its own tensor", seg.loc or inst.loc)
+            raise HwgenError(f"in task {inst.name}: the accesses of {what} span "
+                             f"{seg.iterations} iterations, more than the {LIMIT} that "
+                             f"hardware generation checks; {instead}", seg.loc or inst.loc)
         loops = np.indices(seg.trips).reshape(len(seg.trips), seg.iterations)
         for k, stmt in enumerate(seg.body):
             runs = np.ones(loops.shape[1], dtype=bool)
             for d, trip in enumerate(seg.trips):
                 runs &= np.isin(loops[d], allowed(stmt.pred, d, trip))
-            time, at = start + np.flatnonzero(runs) * steps + 2 * k, loops[:, runs]
-            kinds = [("r", e.index) for e in stmt_exprs(stmt)
-                     if isinstance(e, Read) and e.tensor == tensor.name]
-            if isinstance(stmt, Write) and stmt.tensor == tensor.name:
-                kinds.append(("w", stmt.index))
-            for kind, index in kinds:
-                found[kind].append((time + (kind == "w"), _flat(tensor, index, at),
-                                    np.full(len(time), len(locs))))
+            ran = np.flatnonzero(runs)
+            time, at = start + ran * steps + 2 * k, loops[:, runs]
+            found_at = [("r", e.index) for e in stmt_exprs(stmt)
+                        if isinstance(e, kinds[0]) and _target(e) == name]
+            if isinstance(stmt, kinds[1]) and _target(stmt) == name:
+                found_at.append(("w", stmt.index))
+            for kind, index in found_at:
+                found[kind].append((time + (kind == "w"), _flat(shape, index, at),
+                                    np.full(len(time), len(locs)), clock + ran))
             locs.append(stmt.loc)
         start += seg.iterations * steps
-    return tuple(_Accesses(*(np.concatenate([a[n] for a in parts] or [np.zeros(0, int)])
-                             for n in range(3)), locs) for parts in found.values())
+        clock += seg.iterations
+    return tuple(Accesses(*(np.concatenate([a[n] for a in parts] or [np.zeros(0, int)])
+                            for n in range(4)), locs) for parts in found.values())
 
 
-def _flat(tensor, index, loops):
+def _target(access):
+    return getattr(access, "tensor", getattr(access, "array", None))
+
+
+def _flat(shape, index, loops):
     """The row-major element numbers that ``index`` reaches on the iterations ``loops``."""
     coords = [np.broadcast_to(_value(i, loops), loops.shape[1:]) for i in index]
-    return np.ravel_multi_index(coords, tensor.shape)
+    return np.ravel_multi_index(coords, shape)
 
 
 def _value(expr, loops):

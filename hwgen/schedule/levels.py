@@ -115,7 +115,15 @@ class Levels:
     var : dict
         Local variable -> the level at which it is written and read back.
     arr : dict
-        Local array -> the level at which its elements are read and written.
+        Local array -> the level at which its elements are read (and written, but for
+        ``split`` arrays).
+    arr_w : dict
+        Local array -> the level at which its elements are written.
+    split : set
+        Arrays whose new values need their old ones through operations that take more than a
+        clock (``buf[j] = buf[j] * 2.0 + 1.0``): written at a later level than they are read,
+        correct when a write and the next read of its element are far enough apart
+        (``schedule.recurrences``).
     puts, gets : dict
         Channel -> the level of the put (get) on it.
     writes : dict
@@ -127,26 +135,32 @@ class Levels:
 
     def __init__(self, inst):
         self.inst = inst
-        self.var = {v: 0 for v in inst.vars}
         self.memory = memory_arrays(inst)
-        self.arr = {a: int(a in self.memory) for a in inst.arrays}
         self.sums = accumulators(inst)
         self.late = {}          # id of a statement -> the arrays it reads after their write
+        self.split = set()
         self._settle()
         self.puts, self.gets, self.writes = {}, {}, {}
         self.depth = 1
         self._record()
 
     def _settle(self):
-        """Raise the loop-carried levels until they are a fixed point of one pass."""
+        """Raise the loop-carried levels until they are a fixed point of one pass; an array
+        whose levels keep rising is ``split``, and the levels settled again."""
+        self.var = {v: 0 for v in self.inst.vars}
+        self.arr = {a: int(a in self.memory) for a in self.inst.arrays}
+        self.arr_w = dict(self.arr)
         for _ in range(4 * (len(self.var) + len(self.arr)) + 4):
-            var, arr = self._pass()
-            if (var, arr) == (self.var, self.arr):
+            var, arr, arr_w = self._pass()
+            if (var, arr, arr_w) == (self.var, self.arr, self.arr_w):
                 return
-            self.var, self.arr = var, arr
-        var, arr = self._pass()
+            self.var, self.arr, self.arr_w = var, arr, arr_w
+        var, arr, _ = self._pass()
         grow = [v for v in self.var if var[v] != self.var[v]] + \
             [a for a in self.arr if arr[a] != self.arr[a]]
+        if any(g in self.arr and g not in self.split for g in grow):
+            self.split |= {g for g in grow if g in self.arr}
+            return self._settle()
         raise HwgenError(f"in task {self.inst.name}: '{grow[0]}' cannot be updated every cycle: "
                          "its new value needs a multiply or memory read of its old value. "
                          "Accumulate products instead (c += a * b).", self._assign_loc(grow[0]))
@@ -192,14 +206,15 @@ class Levels:
             return max(self.level(x, env) for x in (e.cond, e.a, e.b))
         raise TypeError(e)
 
-    def _segment(self, seg, arr):
+    def _segment(self, seg, arr, arr_w):
         """Each statement of ``seg`` with its level, and the levels assigned in the segment;
-        raises ``arr`` (array levels) where an element is read at a later level than known."""
+        raises ``arr`` (``arr_w``: array read and write levels) where an element is read
+        (written) at a later level than known."""
         env, levels, writes = {}, [], []
         for s in seg.body:
             # Register arrays written earlier in this iteration are read a level later.
             self.late[id(s)] = {a for a, pred in writes if coexist(pred, s.pred, seg.trips)
-                                and a not in self.memory}
+                                and a not in self.memory and a not in self.split}
             for key in [k for k in env if isinstance(k, tuple)]:
                 del env[key]
             env.update({(WRITTEN, a): True for a in self.late[id(s)]})
@@ -217,7 +232,9 @@ class Levels:
             if isinstance(s, (Write, ArrayWrite)):
                 lv = max([lv] + [self.level(i, env) for i in s.index])
             if isinstance(s, ArrayWrite):
-                arr[s.array] = max(arr[s.array], lv)
+                arr_w[s.array] = max(arr_w[s.array], arr[s.array], lv)
+                if s.array not in self.split:
+                    arr[s.array] = arr_w[s.array]
                 writes.append((s.array, s.pred))
             if isinstance(s, Assign):
                 if s.pred:
@@ -240,18 +257,22 @@ class Levels:
 
     def _pass(self):
         """One pass over the body: the variable and array levels it implies."""
-        var, arr = dict(self.var), dict(self.arr)
+        var, arr, arr_w = dict(self.var), dict(self.arr), dict(self.arr_w)
         for seg in self.inst.segments:
-            for s, lv, _ in self._segment(seg, arr)[0]:
+            for s, lv, _ in self._segment(seg, arr, arr_w)[0]:
                 if isinstance(s, Assign):
                     var[s.var] = max(var[s.var], lv)
-        return var, arr
+        for a in arr:
+            arr_w[a] = max(arr_w[a], arr[a])
+            if a not in self.split:
+                arr[a] = arr_w[a]
+        return var, arr, arr_w
 
     def _record(self):
         """Stream-op and write levels and the pipeline depth, at the settled levels."""
         tensor_writes, latest = [], {}
         for seg in self.inst.segments:
-            levels, assigned = self._segment(seg, dict(self.arr))
+            levels, assigned = self._segment(seg, dict(self.arr), dict(self.arr_w))
             for s, lv, env in levels:
                 self.depth = max(self.depth, lv + 1)
                 if isinstance(s, Write):
@@ -266,7 +287,7 @@ class Levels:
                         self.depth = max(self.depth, self.level(e, env) + 1)
             self.depth = max([self.depth] + [self.var[v] + 1 for v in assigned
                                              if v in self.var] +
-                             [self.arr[a] + 1 for a in self.arr] +
+                             [self.arr_w[a] + 1 for a in self.arr] +
                              [lv + 1 for lv in self.puts.values()])
         for w in tensor_writes:
             self.writes[id(w)] = latest[w.tensor]

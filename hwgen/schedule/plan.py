@@ -8,6 +8,7 @@ from ..ir.layout import banking, tensor_accesses
 from ..ir.ranges import hardware_ranges
 from . import host_timing
 from .in_out import split_in_out
+from .recurrences import spaced
 from .ports import plan_ports
 from .shared_rows import shared_rows
 from .static import schedule
@@ -99,7 +100,9 @@ def plan(graph, lanes=None):
     halves = split_in_out(graph)
     if halves is not graph:
         check_support(graph)        # the in-out rules see the tensor whole
-    graph, sched = halves, schedule(halves)
+    check_support(halves)
+    graph = spaced(halves)
+    sched = schedule(graph)
     grids = tensor_grids(graph)
     bankings = {t.name: banking(t, grids.get(t.name, ())) for t in graph.tensors.values()}
     tensors = list(graph.tensors.values())

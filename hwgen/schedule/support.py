@@ -90,19 +90,18 @@ def _one_op_per_stream(inst):
 
 def _float_support(inst):
     """Hardware has every float operation and conversion (``rtl.float_units``,
-    ``rtl.float_convert``), but not a float value updated from itself every iteration (its
-    adder takes ``FLOAT_STAGES`` cycles, not one) other than a sum (``ir.accumulate``)."""
+    ``rtl.float_convert``), but not a float local updated from itself every iteration (its
+    adder takes ``FLOAT_STAGES`` cycles, not one) other than a sum (``ir.accumulate``); an
+    array element updated so is spaced out where needed (``schedule.recurrences``)."""
     sums = accumulators(inst)
     for seg in inst.segments:
         for k, stmt in enumerate(seg.body):
-            own = stmt.array if isinstance(stmt, ArrayWrite) else \
-                stmt.var if isinstance(stmt, Assign) and carried(seg.body, k, stmt.var) and \
+            own = stmt.var if isinstance(stmt, Assign) and carried(seg.body, k, stmt.var) and \
                 not (stmt.var in sums and update_of(stmt, inst.vars)) else None
             if own is not None and any(
                     isinstance(e, FloatOp) and e.op in ("+", "-", "*", "/") and any(
-                        isinstance(x, (VarRef, ArrayRead)) and
-                        getattr(x, "name", getattr(x, "array", None)) == own
-                        for x in subexprs(e)) for e in subexprs(stmt.value)):
+                        isinstance(x, VarRef) and x.name == own for x in subexprs(e))
+                    for e in subexprs(stmt.value)):
                 raise HwgenError(
                     f"in task {inst.name}: '{own}' is a float updated from its own value every "
                     f"iteration, but a float add takes {FLOAT_STAGES['+']} cycles in hardware; "

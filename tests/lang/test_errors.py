@@ -27,6 +27,7 @@ CASES = [
     ("inout_read_after_write", "reads element [0] after writing it; hardware reads"),
     ("inout_shared", "touches element [1], which another task instance also"),
     ("inout_unwritten", "element [3] is never written"),
+    ("array_update_read", "read on the iteration that writes it, but its new value takes"),
     ("reconvergent", "deadlock at the declared stream depths"),
     ("get_before_put", "gets from its own stream before it puts"),
     ("const_overflow", "300 does not fit 'x' of type int8"),

@@ -193,3 +193,12 @@ def test_read_only_tables_are_memories_holding_their_values(N):
     path = program("rom_table")
     _equals_in_hardware(path, {"N": N}, lambda inputs: load_module(path).reference(**inputs), 5,
                         extreme=True)
+
+
+@pytest.mark.parametrize("params", [{"B": 2, "M": 4, "J": 3, "K": 5},
+                                    {"B": 1, "M": 1, "J": 1, "K": 1},
+                                    {"B": 2, "M": 20, "J": 17, "K": 3}])
+def test_array_elements_updated_through_slow_operations(params):
+    path = program("array_recurrence")
+    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 8,
+                        extreme=True)

@@ -1,0 +1,103 @@
+"""Local arrays updated through operations that take several clocks (``Levels.split``:
+``buf[j] = buf[j] * 2.0 + 1.0``, ``buf[j] += x * w`` in float), spaced out where needed.
+
+Such an array is read at one pipeline level and written ``d`` levels later. The program's
+meaning holds when every read of an element comes at least ``d + 1`` clocks after the write
+before it (a memory's read port is transparent to its write port; registers are written at
+the clock's end): decided exactly by walking every iteration once (``in_out.accesses``). Where
+a read comes sooner, every iteration of the instance is followed by empty clocks, ``S`` in
+all, as HLS tools raise a loop's initiation interval: an innermost loop of ``S`` iterations
+whose first one runs the body. A read on the iteration that wrote the element cannot be
+spaced out and is refused at its line.
+"""
+import dataclasses
+import math
+
+import numpy as np
+
+from ..errors import HwgenError
+from ..ir.accumulate import accumulators
+from ..ir.graph import ArrayRead, ArrayWrite, Pred, Segment
+from .in_out import accesses
+from .levels import Levels
+
+
+def spaced(graph):
+    """``graph`` with each instance whose split arrays are read too soon after their writes
+    spaced out (the module's docstring); ``graph`` itself when none is."""
+    changed = {}
+    for name, inst in graph.instances.items():
+        levels = Levels(inst)
+        stretch, loc, array = max([(1, None, None)] + [
+            (*_stretch(inst, levels, a), a) for a in sorted(levels.split)],
+            key=lambda found: found[0])
+        if stretch > 1:
+            if accumulators(inst):
+                raise HwgenError(f"in task {inst.name}: local array '{array}' is read again "
+                                 "before its update is written, and a task with float sums "
+                                 "cannot be spaced out yet: give the array's updates their "
+                                 "own task", loc)
+            changed[name] = dataclasses.replace(
+                inst, segments=[_stretched(seg, stretch) for seg in inst.segments])
+    if not changed:
+        return graph
+    return dataclasses.replace(graph, instances={**graph.instances, **changed})
+
+
+def shortest_gap(inst, array):
+    """``(clocks, loc)``: the fewest clocks from a write of an element of ``array`` to the
+    next read of that element, and that read's line; ``None`` when no element is read after
+    a write."""
+    reads, writes = accesses(inst, array, inst.arrays[array].shape, (ArrayRead, ArrayWrite),
+                             f"local array '{array}'", "make its loops shorter")
+    if not len(reads.times) or not len(writes.times):
+        return None
+    elements = np.concatenate([reads.elements, writes.elements])
+    times = np.concatenate([reads.times, writes.times])
+    clocks = np.concatenate([reads.clocks, writes.clocks])
+    is_write = np.arange(len(times)) >= len(reads.times)
+    order = np.lexsort((times, elements))
+    span = int(clocks.max()) + 1
+    # The latest write before each event, of the same element: a running maximum of
+    # element * span + clock over the writes, in element, then program order.
+    key = np.where(is_write[order], elements[order] * span + clocks[order], -1)
+    latest = np.maximum.accumulate(key)
+    read = ~is_write[order] & (latest >= 0) & (latest // span == elements[order])
+    if not read.any():
+        return None
+    gaps = clocks[order][read] - latest[read] % span
+    worst = int(np.argmin(gaps))
+    line = reads.lines[order[read][worst]]
+    return int(gaps[worst]), reads.locs[line]
+
+
+def _stretch(inst, levels, array):
+    """``(clocks, loc)``: clocks per iteration that make every read of ``array`` after a write
+    late enough, and the line of the read that needs them most."""
+    found = shortest_gap(inst, array)
+    if found is None:
+        return 1, None
+    gap, loc = found
+    need = levels.arr_w[array] - levels.arr[array] + 1
+    if gap == 0:
+        raise HwgenError(f"in task {inst.name}: local array '{array}' is read on the "
+                         f"iteration that writes it, but its new value takes "
+                         f"{need - 1} clocks (it is computed from its old one): keep the new "
+                         "value in a local and read that", loc)
+    return math.ceil(need / gap), loc
+
+
+def _stretched(seg, clocks):
+    """``seg`` taking ``clocks`` clocks per iteration: an innermost loop of that many
+    iterations, the body running on its first (a statement on the last iterations of loops
+    runs on the first of the new one)."""
+    n = len(seg.trips)
+
+    def pred(p):
+        out = []
+        for q in p:
+            out += [Pred("at", d, seg.trips[d] - 1) for d in range(q.depth, n)] \
+                if q.kind == "last" else [q]
+        return tuple(out) + (Pred("at", n, 0),)
+    return Segment(tuple(seg.trips) + (clocks,),
+                   [dataclasses.replace(s, pred=pred(s.pred)) for s in seg.body], seg.loc)
