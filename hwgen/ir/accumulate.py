@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 
 from .floats import operate
-from .graph import Assign, FloatOp, VarRef, subexprs, trips_under
+from .graph import Assign, FloatOp, VarRef, coexist, span_of, stmt_exprs, subexprs, trips_under
 from .preds import SETS
 from .types import FloatType
 
@@ -62,14 +62,35 @@ def carried(body, k, var):
 def accumulators(inst):
     """The float variables of ``inst`` that are accumulators: var -> its ``Update``, the
     first update of the form ``c = c + x`` that adds to the value of an earlier iteration
-    (after ``x: float32 = ...; x = x + y`` in one iteration, ``x`` is a plain value)."""
-    found = {}
+    (after ``x: float32 = ...; x = x + y`` in one iteration, ``x`` is a plain value), unless
+    the sum is read while it runs (``C[i] = acc`` on every iteration: a running sum, added
+    one term at a time)."""
+    found, homes = {}, {}
     for seg in inst.segments:
         for k, s in enumerate(seg.body):
             u = update_of(s, inst.vars)
-            if u is not None and carried(seg.body, k, u.var):
-                found.setdefault(u.var, u)
-    return found
+            if u is not None and carried(seg.body, k, u.var) and u.var not in found:
+                found[u.var], homes[u.var] = u, seg
+    return {v: u for v, u in found.items() if not read_while_running(homes[v], v, u)}
+
+
+def read_while_running(seg, var, update):
+    """Whether a statement of loop nest ``seg`` reads ``var`` while its sums run (``run``;
+    where they have no run, over the whole nest): before the update in the loop body, or
+    after it on an iteration that is neither the last of its run nor in a later loop in
+    sequence."""
+    begin, depth, _ = run(seg, var, update) or (None, 0, None)
+    at = next(i for i, s in enumerate(seg.body) if s is update.stmt)
+    last = [t - 1 for t in trips_under(update.stmt.pred, seg.trips)]
+    for i, s in enumerate(seg.body):
+        if s is begin or i == at or not any(isinstance(e, VarRef) and e.name == var
+                                            for e in stmt_exprs(s)):
+            continue
+        ends = all(span_of(s.pred, e, seg.trips[e]) == (last[e], last[e])
+                   for e in range(depth, len(seg.trips)))
+        if i < at or not (ends or not coexist(s.pred, update.stmt.pred, seg.trips)):
+            return True
+    return False
 
 
 def start(value, fmt):

@@ -87,8 +87,13 @@ class Member(FloatLowering):
             for var, v in env.items():
                 if var in self.sums:
                     continue        # no register: its partial sums are in its adder
-                lvl = self.levels.var[var]
-                with self.m.If(self.build.en & self.cond((), lvl)):
+                lvl = self.levels.var_w[var]
+                # A split variable's register is read before this level: written only on the
+                # iterations that assign it, never rewritten with the value read before.
+                ran = Cat(*(self.cond(s.pred, lvl) for s in seg.body
+                            if isinstance(s, Assign) and s.var == var)).any() \
+                    if var in self.levels.split else self.cond((), lvl)
+                with self.m.If(self.build.en & ran):
                     self.m.d.sync += self.regs[var].eq(self.at(v, lvl))
         for var, value, before in self.presets:      # after every update: the preset wins
             with self.m.If(self.build.en & before):
@@ -253,7 +258,8 @@ class Member(FloatLowering):
             return
         reg = Staged(self.regs[s.var], self.levels.var[s.var])
         before = self.skew + reg.level - 1          # the iteration, one stage before it reads
-        if s.pred and isinstance(s.value, IRConst) and id(s) in self.unread and before >= 0:
+        if s.pred and isinstance(s.value, IRConst) and id(s) in self.unread and before >= 0 \
+                and s.var not in self.levels.split:
             line = self.build.controller.cond(self.segment, s.pred)
             self.presets.append((s.var, s.value.value, self.build.lines.tap(line, before)))
             env[s.var] = reg

@@ -10,6 +10,7 @@ decided exactly, by walking every iteration once.
 """
 import dataclasses
 import math
+from functools import partial
 
 import numpy as np
 
@@ -26,7 +27,7 @@ def check_in_out(graph):
         owner = np.full(math.prod(t.shape), -1)        # the instance that touches an element
         written = np.zeros(len(owner), dtype=bool)
         for n, inst in enumerate(graph.instances.values()):
-            reads, writes = accesses(inst, t.name, t.shape, (Read, Write),
+            reads, writes = accesses(inst, t.shape, partial(_of_tensor, t.name),
                                      f"in-out tensor '{t.name}'", "give the result its own tensor")
             for access in (reads, writes):
                 taken = owner[access.elements] >= 0
@@ -77,11 +78,18 @@ class Accesses:
         return self.locs[self.lines[mask][0]]
 
 
-def accesses(inst, name, shape, kinds, what, instead):
-    """The instance's reads and its writes of tensor or local array ``name`` (of ``shape``;
-    ``kinds``: the read expression and the write statement types, ``(Read, Write)`` or
-    ``(ArrayRead, ArrayWrite)``), as two ``Accesses``; ``what`` and ``instead`` word the error
-    for a loop nest too long to walk."""
+def _of_tensor(name, body, k):
+    """``("r" or "w", index)`` of each access of statement ``body[k]`` to tensor ``name``."""
+    stmt = body[k]
+    found = [("r", e.index) for e in stmt_exprs(stmt) if isinstance(e, Read) and e.tensor == name]
+    return found + ([("w", stmt.index)] if isinstance(stmt, Write) and stmt.tensor == name
+                    else [])
+
+
+def accesses(inst, shape, found_in, what, instead):
+    """The instance's reads and its writes of a tensor, local array or variable of ``shape``
+    (``found_in(body, k)``: ``("r" or "w", index)`` of each access of ``body[k]``), as two
+    ``Accesses``; ``what`` and ``instead`` word the error for a loop nest too long to walk."""
     found = {"r": [], "w": []}
     locs, start, clock = [], 0, 0
     for seg in inst.segments:
@@ -97,11 +105,7 @@ def accesses(inst, name, shape, kinds, what, instead):
                 runs &= np.isin(loops[d], allowed(stmt.pred, d, trip))
             ran = np.flatnonzero(runs)
             time, at = start + ran * steps + 2 * k, loops[:, runs]
-            found_at = [("r", e.index) for e in stmt_exprs(stmt)
-                        if isinstance(e, kinds[0]) and _target(e) == name]
-            if isinstance(stmt, kinds[1]) and _target(stmt) == name:
-                found_at.append(("w", stmt.index))
-            for kind, index in found_at:
+            for kind, index in found_in(seg.body, k):
                 found[kind].append((time + (kind == "w"), _flat(shape, index, at),
                                     np.full(len(time), len(locs)), clock + ran))
             locs.append(stmt.loc)
@@ -109,10 +113,6 @@ def accesses(inst, name, shape, kinds, what, instead):
         clock += seg.iterations
     return tuple(Accesses(*(np.concatenate([a[n] for a in parts] or [np.zeros(0, int)])
                             for n in range(4)), locs) for parts in found.values())
-
-
-def _target(access):
-    return getattr(access, "tensor", getattr(access, "array", None))
 
 
 def _flat(shape, index, loops):

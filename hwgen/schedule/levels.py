@@ -9,7 +9,6 @@ combinationally; a memory's read address goes out one level earlier and its read
 transparent to the write). A register array read after a write to it in the same iteration is
 read one level later, from the written registers.
 """
-from ..errors import HwgenError
 from ..ir.accumulate import LANES, accumulators, run_length, tree_depth
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, FloatOp, Get,
                         LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, VarRef, Write,
@@ -113,17 +112,17 @@ class Levels:
     Attributes
     ----------
     var : dict
-        Local variable -> the level at which it is written and read back.
-    arr : dict
-        Local array -> the level at which its elements are read (and written, but for
-        ``split`` arrays).
-    arr_w : dict
-        Local array -> the level at which its elements are written.
+        Local variable -> the level at which it is read back from an earlier iteration (and
+        written, but for ``split`` variables).
+    var_w : dict
+        Local variable -> the level at which it is written.
+    arr, arr_w : dict
+        The same for local arrays' elements.
     split : set
-        Arrays whose new values need their old ones through operations that take more than a
-        clock (``buf[j] = buf[j] * 2.0 + 1.0``): written at a later level than they are read,
-        correct when a write and the next read of its element are far enough apart
-        (``schedule.recurrences``).
+        Variables and arrays whose new values need their old ones through operations that
+        take more than a clock (``p = p * x``, ``buf[j] = buf[j] * 2.0 + 1.0``): written at a
+        later level than they are read, correct when a write and the next read are far enough
+        apart (``schedule.recurrences``).
     puts, gets : dict
         Channel -> the level of the put (get) on it.
     writes : dict
@@ -145,37 +144,23 @@ class Levels:
         self._record()
 
     def _settle(self):
-        """Raise the loop-carried levels until they are a fixed point of one pass; an array
-        whose levels keep rising is ``split``, and the levels settled again."""
+        """Raise the loop-carried levels until they are a fixed point of one pass; the
+        variables and arrays whose levels keep rising are ``split``, and the levels settled
+        again (a split one's writes no longer raise its reads, so this ends)."""
         self.var = {v: 0 for v in self.inst.vars}
         self.arr = {a: int(a in self.memory) for a in self.inst.arrays}
-        self.arr_w = dict(self.arr)
+        self.var_w, self.arr_w = dict(self.var), dict(self.arr)
         for _ in range(4 * (len(self.var) + len(self.arr)) + 4):
-            var, arr, arr_w = self._pass()
-            if (var, arr, arr_w) == (self.var, self.arr, self.arr_w):
+            levels = self._pass()
+            if levels == (self.var, self.var_w, self.arr, self.arr_w):
                 return
-            self.var, self.arr, self.arr_w = var, arr, arr_w
-        var, arr, _ = self._pass()
-        grow = [v for v in self.var if var[v] != self.var[v]] + \
-            [a for a in self.arr if arr[a] != self.arr[a]]
-        if any(g in self.arr and g not in self.split for g in grow):
-            self.split |= {g for g in grow if g in self.arr}
-            return self._settle()
-        raise HwgenError(f"in task {self.inst.name}: '{grow[0]}' cannot be updated every cycle: "
-                         "its new value needs a multiply or memory read of its old value. "
-                         "Accumulate products instead (c += a * b).", self._assign_loc(grow[0]))
-
-    def _assign_loc(self, var):
-        """The line of the assignment that feeds ``var`` back into itself."""
-        found = self.inst.loc
-        for seg in self.inst.segments:
-            for s in seg.body:
-                if isinstance(s, Assign) and s.var == var and any(
-                        isinstance(e, VarRef) and e.name == var for e in stmt_exprs(s)):
-                    found = s.loc
-                if isinstance(s, ArrayWrite) and s.array == var:
-                    found = s.loc
-        return found
+            self.var, self.var_w, self.arr, self.arr_w = levels
+        var, _, arr, _ = self._pass()
+        grow = {v for v in self.var if var[v] != self.var[v]} | \
+            {a for a in self.arr if arr[a] != self.arr[a]}
+        assert grow - self.split, "split levels always settle"
+        self.split |= grow
+        self._settle()
 
     def level(self, e, env):
         """The level of expression ``e``, with ``env`` the levels assigned so far this
@@ -232,9 +217,7 @@ class Levels:
             if isinstance(s, (Write, ArrayWrite)):
                 lv = max([lv] + [self.level(i, env) for i in s.index])
             if isinstance(s, ArrayWrite):
-                arr_w[s.array] = max(arr_w[s.array], arr[s.array], lv)
-                if s.array not in self.split:
-                    arr[s.array] = arr_w[s.array]
+                _raise(arr, arr_w, s.array, lv, s.array in self.split)
                 writes.append((s.array, s.pred))
             if isinstance(s, Assign):
                 if s.pred:
@@ -256,17 +239,18 @@ class Levels:
         return s, lv, dict(env)
 
     def _pass(self):
-        """One pass over the body: the variable and array levels it implies."""
-        var, arr, arr_w = dict(self.var), dict(self.arr), dict(self.arr_w)
+        """One pass over the body: the variable and array levels it implies,
+        ``(var, var_w, arr, arr_w)``."""
+        var, var_w = dict(self.var), dict(self.var_w)
+        arr, arr_w = dict(self.arr), dict(self.arr_w)
         for seg in self.inst.segments:
             for s, lv, _ in self._segment(seg, arr, arr_w)[0]:
                 if isinstance(s, Assign):
-                    var[s.var] = max(var[s.var], lv)
-        for a in arr:
-            arr_w[a] = max(arr_w[a], arr[a])
-            if a not in self.split:
-                arr[a] = arr_w[a]
-        return var, arr, arr_w
+                    _raise(var, var_w, s.var, lv, s.var in self.split)
+        for read, write in ((var, var_w), (arr, arr_w)):
+            for name in read:
+                _raise(read, write, name, read[name], name in self.split)
+        return var, var_w, arr, arr_w
 
     def _record(self):
         """Stream-op and write levels and the pipeline depth, at the settled levels."""
@@ -285,9 +269,17 @@ class Levels:
                         self.gets[e.channel] = 0
                     if isinstance(e, Read):
                         self.depth = max(self.depth, self.level(e, env) + 1)
-            self.depth = max([self.depth] + [self.var[v] + 1 for v in assigned
+            self.depth = max([self.depth] + [self.var_w[v] + 1 for v in assigned
                                              if v in self.var] +
                              [self.arr_w[a] + 1 for a in self.arr] +
                              [lv + 1 for lv in self.puts.values()])
         for w in tensor_writes:
             self.writes[id(w)] = latest[w.tensor]
+
+
+def _raise(read, write, name, level, split):
+    """Write ``name`` (a variable or array) at ``level`` or later: its write level rises, and
+    its read level with it unless it is split."""
+    write[name] = max(write[name], read[name], level)
+    if not split:
+        read[name] = write[name]

@@ -90,24 +90,10 @@ def _one_op_per_stream(inst):
 
 def _float_support(inst):
     """Hardware has every float operation and conversion (``rtl.float_units``,
-    ``rtl.float_convert``), but not a float local updated from itself every iteration (its
-    adder takes ``FLOAT_STAGES`` cycles, not one) other than a sum (``ir.accumulate``); an
-    array element updated so is spaced out where needed (``schedule.recurrences``)."""
+    ``rtl.float_convert``); a float value updated from itself is spaced out where needed
+    (``schedule.recurrences``), but a float sum keeps ``LANES`` partial sums (``ir.accumulate``)
+    under rules of its own."""
     sums = accumulators(inst)
-    for seg in inst.segments:
-        for k, stmt in enumerate(seg.body):
-            own = stmt.var if isinstance(stmt, Assign) and carried(seg.body, k, stmt.var) and \
-                not (stmt.var in sums and update_of(stmt, inst.vars)) else None
-            if own is not None and any(
-                    isinstance(e, FloatOp) and e.op in ("+", "-", "*", "/") and any(
-                        isinstance(x, VarRef) and x.name == own for x in subexprs(e))
-                    for e in subexprs(stmt.value)):
-                raise HwgenError(
-                    f"in task {inst.name}: '{own}' is a float updated from its own value every "
-                    f"iteration, but a float add takes {FLOAT_STAGES['+']} cycles in hardware; "
-                    f"only a sum accumulates (`{own} += x`, `{own} = {own} + x`, "
-                    f"`{own} -= x`, into {LANES} partial sums); the interpreter runs the rest",
-                    stmt.loc)
     for var, update in sums.items():
         _float_sum(inst, var, update)
 

@@ -6,7 +6,6 @@ import pytest
 from hwgen import HwgenError
 from hwgen.ir.interp import run
 from hwgen.pipeline import load_design, load_module
-from hwgen.rtl.top import Top
 from hwgen.schedule import plan
 from tests.conftest import program, random_inputs
 
@@ -81,15 +80,6 @@ def test_rejected_at_the_users_line(name, words):
     assert e.value.loc is not None, str(e.value)
     assert e.value.loc[0].endswith(f"{name}.py")
     assert e.value.loc[1] == marked_line(path), str(e.value)
-
-
-def test_recurrence_through_a_multiply_is_rejected_when_scheduling():
-    path = program("bad/mult_recurrence")
-    graph = load_design(path)
-    with pytest.raises(HwgenError) as e:
-        Top(plan(graph))
-    assert "cannot be updated every cycle" in str(e.value)
-    assert e.value.loc[1] == marked_line(path)
 
 
 def test_deadlock_is_found_statically_and_by_the_interpreter():

@@ -202,3 +202,10 @@ def test_array_elements_updated_through_slow_operations(params):
     path = program("array_recurrence")
     _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 8,
                         extreme=True)
+
+
+@pytest.mark.parametrize("N", [5, 1, 9])
+def test_variables_updated_through_slow_operations(N):
+    path = program("recurrences")
+    _equals_in_hardware(path, {"N": N}, lambda inputs: load_module(path).reference(**inputs), 4,
+                        extreme=True)

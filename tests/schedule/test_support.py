@@ -38,32 +38,6 @@ def _forwarding():
     return forwarding, _line_of(_forwarding, "two gets of s")
 
 
-def _float_product():
-    @hwgen.region
-    def float_product(A: float32[4], C: float32[1]):
-        @hwgen.task
-        def t():
-            acc: float32 = 1
-            for i in range(4):
-                acc = acc * A[i]            # a product, not a sum
-            C[0] = acc
-
-    return float_product, _line_of(_float_product, "a product, not")
-
-
-def _running_sum():
-    @hwgen.region
-    def running_sum(A: float32[4], C: float32[4]):
-        @hwgen.task
-        def t():
-            acc: float32 = 0
-            for i in range(4):
-                acc += A[i]
-                C[i] = acc                  # read before the loop ends
-
-    return running_sum, _line_of(_running_sum, "read before the loop")
-
-
 def _sum_started_elsewhere():
     @hwgen.region
     def sum_started_elsewhere(A: float32[4], C: float32[4]):
@@ -81,8 +55,6 @@ def _sum_started_elsewhere():
 
 @pytest.mark.parametrize("make,message", [
     (_forwarding, "got twice on one iteration"),
-    (_float_product, "a float updated from its own value"),
-    (_running_sum, "added up once its loop has ended"),
     (_sum_started_elsewhere, "must be set right before")])
 def test_the_interpreter_runs_it_hardware_refuses_it_at_the_line(make, message):
     region, line = make()
