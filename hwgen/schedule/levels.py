@@ -137,8 +137,10 @@ class Levels:
         self.memory = memory_arrays(inst)
         self.sums = accumulators(inst)
         self.late = {}          # id of a statement -> the arrays it reads after their write
-        self.split = set()
+        self.split, self.floor = set(), {}
         self._settle()
+        for name in sorted(self.split):
+            self._read_late(name)
         self.puts, self.gets, self.writes = {}, {}, {}
         self.depth = 1
         self._record()
@@ -147,8 +149,8 @@ class Levels:
         """Raise the loop-carried levels until they are a fixed point of one pass; the
         variables and arrays whose levels keep rising are ``split``, and the levels settled
         again (a split one's writes no longer raise its reads, so this ends)."""
-        self.var = {v: 0 for v in self.inst.vars}
-        self.arr = {a: int(a in self.memory) for a in self.inst.arrays}
+        self.var = {v: self.floor.get(v, 0) for v in self.inst.vars}
+        self.arr = {a: self.floor.get(a, int(a in self.memory)) for a in self.inst.arrays}
         self.var_w, self.arr_w = dict(self.var), dict(self.arr)
         for _ in range(4 * (len(self.var) + len(self.arr)) + 4):
             levels = self._pass()
@@ -160,6 +162,25 @@ class Levels:
             {a for a in self.arr if arr[a] != self.arr[a]}
         assert grow - self.split, "split levels always settle"
         self.split |= grow
+        self._settle()
+
+    def _read_late(self, name):
+        """Read split ``name`` as late as its write level allows (the term that its old value
+        is combined with arrives later: ``acc + X[i]`` waits for the read of ``X``), so that
+        fewer clocks separate its read from its write: the latest read level that leaves
+        every write level where it is, found by bisection (write levels only rise with it)."""
+        before = (dict(self.var_w), dict(self.arr_w))
+        read, write = (self.var, self.var_w) if name in self.var else (self.arr, self.arr_w)
+        lo, hi = read[name], write[name]
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            self.floor[name] = mid
+            self._settle()
+            if (self.var_w, self.arr_w) == before:
+                lo = mid
+            else:
+                hi = mid - 1
+        self.floor[name] = lo
         self._settle()
 
     def level(self, e, env):

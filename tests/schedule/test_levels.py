@@ -30,5 +30,11 @@ def test_multiply_by_a_constant_takes_no_stage():
 def test_a_recurrence_through_a_multiply_is_written_later_than_it_is_read():
     levels = Levels(_instances(program("recurrences"), {"N": 5})["products"])
     assert levels.split == {"p", "f"}
-    assert levels.var_w["p"] - levels.var["p"] == READ_LATENCY + MULT_STAGES
-    assert levels.var_w["f"] - levels.var["f"] == READ_LATENCY + 7    # the float multiply
+    assert levels.var_w["p"] - levels.var["p"] == MULT_STAGES     # read as A[i] arrives
+    assert levels.var_w["f"] - levels.var["f"] == 7               # the float multiply
+
+
+def test_a_split_value_is_read_as_late_as_its_write_allows():
+    """``acc += X[i]``: acc is read when X[i] arrives, so its update is six clocks apart."""
+    levels = Levels(_instances(program("recurrences"), {"N": 5})["running"])
+    assert levels.var["acc"] == READ_LATENCY and levels.var_w["acc"] == READ_LATENCY + 6
