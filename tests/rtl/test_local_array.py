@@ -1,17 +1,24 @@
 """A task's local array, registers or a memory: addresses, read latency, transparent reads,
 and writes only while the group is enabled."""
+import math
+
 import pytest
 from amaranth.hdl import Module, Signal, signed
 from amaranth.sim import Simulator
 
+from hwgen.ir.layout import REGISTER_ARRAY_LIMIT
 from hwgen.ir.types import int8
 from hwgen.rtl.local_array import LocalArray
+
+
+def _in_memory(ttype):
+    return math.prod(ttype.shape) > REGISTER_ARRAY_LIMIT
 
 
 def _build(ttype):
     m = Module()
     en, c0, c1 = Signal(), Signal(), Signal()
-    arr = LocalArray(m, "buf", ttype, en)
+    arr = LocalArray(m, "buf", ttype, en, _in_memory(ttype))
     raddr, waddr = Signal(range(arr.size)), Signal(range(arr.size))
     wdata = Signal(signed(8))
     data = arr.read(raddr)
@@ -100,7 +107,7 @@ def test_memory_read_is_transparent_to_the_write_and_holds_while_disabled():
 @pytest.mark.parametrize("ttype", [int8[2, 3], int8[5, 8]])
 def test_address_is_row_major(ttype):
     m = Module()
-    arr = LocalArray(m, "buf", ttype, Signal())
+    arr = LocalArray(m, "buf", ttype, Signal(), _in_memory(ttype))
     rows, cols = ttype.shape
     assert arr.address([1, 2]) == cols + 2
     i, j = Signal(range(rows)), Signal(range(cols))
@@ -117,3 +124,22 @@ def test_address_is_row_major(ttype):
     sim = Simulator(m)
     sim.add_testbench(tb)
     sim.run()
+
+
+def test_a_read_only_table_holds_its_values():
+    m, en = Module(), Signal()
+    values = [(k * 37) % 256 - 128 for k in range(40)]
+    arr = LocalArray(m, "table", int8[5, 8], en, True, values)
+    addr = Signal(range(40))
+    data = arr.read(addr)
+    arr.finish()
+    assert arr.wp is None
+
+    async def tb(ctx):
+        ctx.set(en, 1)
+        for k in (0, 39, 17):
+            ctx.set(addr, k)
+            await ctx.tick()
+            assert ctx.get(data) == values[k]
+
+    _run(m, tb)
