@@ -5,12 +5,11 @@ what to write instead. The interpreter runs programs that break them (Allo's
 gets further into the generator only to fail there.
 """
 from ..errors import HwgenError
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, FloatOp, Read, StreamOp, VarRef, Write,
-                        coexist, span_of, stmt_exprs, stream_ops, subexprs, trips_under)
-from ..ir.accumulate import LANES, accumulators, carried, run, update_of
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Read, StreamOp, VarRef, Write, coexist,
+                        span_of, stmt_exprs, stream_ops, trips_under)
+from ..ir.accumulate import LANES, accumulators, run, update_of
 from ..ir.layout import WIDE_REGISTER_LIMIT, index_bounds, memory_arrays
 from .in_out import check_in_out
-from .levels import FLOAT_STAGES
 
 
 def check_support(graph):
@@ -90,11 +89,10 @@ def _one_op_per_stream(inst):
 
 def _float_support(inst):
     """Hardware has every float operation and conversion (``rtl.float_units``,
-    ``rtl.float_convert``); a float value updated from itself is spaced out where needed
-    (``schedule.recurrences``), but a float sum keeps ``LANES`` partial sums (``ir.accumulate``)
+    ``rtl.float_convert``), and spaces out a value updated from itself where needed
+    (``schedule.recurrences``); a float sum keeps ``LANES`` partial sums (``ir.accumulate``)
     under rules of its own."""
-    sums = accumulators(inst)
-    for var, update in sums.items():
+    for var, update in accumulators(inst).items():
         _float_sum(inst, var, update)
 
 
@@ -164,9 +162,10 @@ def _array_ports(inst):
                 if isinstance(e, ArrayRead) and e.array in memory:
                     raise HwgenError(
                         f"in task {inst.name}: local array '{e.array}' is a memory (more than "
-                        f"{WIDE_REGISTER_LIMIT} elements), read after it is written in the same loop iteration "
-                        f"(written at line {earlier[e.array].loc[1]}); a memory reads the value "
-                        "from before the iteration: keep the new value in a local and use that",
+                        f"{WIDE_REGISTER_LIMIT} elements), read after it is written in the same "
+                        f"loop iteration (written at line {earlier[e.array].loc[1]}); a memory "
+                        "reads the value from before the iteration: keep the new value in a "
+                        "local and use that",
                         e.loc or stmt.loc)
             if isinstance(stmt, ArrayWrite):
                 if stmt.array in earlier and any(isinstance(e, ArrayRead) and
@@ -180,7 +179,7 @@ def _array_ports(inst):
                 if stmt.array in memory:
                     raise HwgenError(
                         f"in task {inst.name}: local array '{stmt.array}' is a memory (more "
-                        f"than {WIDE_REGISTER_LIMIT} elements) with one write port, but it is written twice on one "
-                        f"loop iteration (also at line {earlier[stmt.array].loc[1]}); write it "
-                        "once per iteration", stmt.loc)
+                        f"than {WIDE_REGISTER_LIMIT} elements) with one write port, but it is "
+                        "written twice on one loop iteration (also at line "
+                        f"{earlier[stmt.array].loc[1]}); write it once per iteration", stmt.loc)
                 writes.setdefault(stmt.array, []).append(stmt)
