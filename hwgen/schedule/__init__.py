@@ -7,6 +7,7 @@ use:
 - ``groups``: lockstep groups, the skew rule, link registers;
 - ``cycles``: problem spacing and the cycle model (``compute_cycles``);
 - ``static``: ``schedule(graph)``, the three above put together;
+- ``recurrences``: the clocks per iteration of tasks whose updates take several clocks;
 - ``host_timing``: lanes, buffer slots, steady-state interval and latency at the host ports;
 - ``ports``: a group's memory and FIFO ports (which reads share a port);
 - ``lines``: the delay lines carrying control from a group's controller to its members;
