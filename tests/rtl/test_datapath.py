@@ -32,6 +32,14 @@ def _equals_in_hardware(path, params, want, seed, extreme=False):
             assert np.array_equal(slow[p][name], value), (p, name, "back-pressure")
 
 
+def _equals_its_reference(name, params, seed):
+    """``_equals_in_hardware`` for tests/programs/``name``, against its own ``reference``, the
+    first problem's inputs at their extremes."""
+    path = program(name)
+    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), seed,
+                        extreme=True)
+
+
 @pytest.mark.parametrize("params", [{"N": 5, "K": 3}, {"N": 1, "K": 1}, {"N": 5, "K": 4}])
 def test_every_expression_in_hardware(params):
     _equals_in_hardware(PATH, params, lambda inputs: load_module(PATH).reference(**inputs), 9,
@@ -100,35 +108,27 @@ def test_a_stream_put_and_got_by_several_statements(params):
 def test_bit_slices_at_run_time_offsets(params):
     """``w[8 * m:8 * m + 8]`` read, assigned and updated (``+=``) in a loop over ``m``: a
     shifted select in hardware, bit for bit the interpreter's."""
-    path = program("runtime_bit_slices")
-    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 5,
-                        extreme=True)
+    _equals_its_reference("runtime_bit_slices", params, 5)
 
 
 @pytest.mark.parametrize("params", [{"M": 3, "N": 4}, {"M": 1, "N": 1}, {"M": 2, "N": 7}])
 def test_branches_on_a_loop_variable_period(params):
     """Puts, gets and tensor writes under ``if j % 2 == 0`` / ``if j % 3 != 1``: each branch
     on its own iterations, with the cycles the schedule predicts."""
-    path = program("periodic_branches")
-    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 7,
-                        extreme=True)
+    _equals_its_reference("periodic_branches", params, 7)
 
 
 @pytest.mark.parametrize("params", [{"M": 2, "N": 6}, {"M": 1, "N": 1}, {"M": 3, "N": 2}])
 def test_branches_on_loop_iterations(params):
     """Puts and tensor writes under ``if k > 0``, ``if k == 0`` and ``if k >= 2 and k < N -
     1`` inside ``if i == 0``: each branch on the iterations where it holds, the cycles exact."""
-    path = program("iteration_branches")
-    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 9,
-                        extreme=True)
+    _equals_its_reference("iteration_branches", params, 9)
 
 
 @pytest.mark.parametrize("params", [{"N": 4}, {"N": 1}])
 def test_a_branch_on_a_grid_index_and_a_loop_variable(params):
     """``if p == 0 and k > 0:``: decided at compile time on ``p``, on iterations on ``k``."""
-    path = program("grid_index_branches")
-    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 4,
-                        extreme=True)
+    _equals_its_reference("grid_index_branches", params, 4)
 
 
 @pytest.mark.parametrize("params", [{"N": 4}, {"N": 1}, {"N": 7}])
@@ -145,9 +145,7 @@ def test_a_design_without_inputs_starts_on_its_own(params):
                                                                       "P": 1}])
 def test_an_in_out_tensor_is_sent_and_received(params):
     """``C[i, j] += ...``: the host sends ``C`` and receives it back updated."""
-    path = program("inout_gemm")
-    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 5,
-                        extreme=True)
+    _equals_its_reference("inout_gemm", params, 5)
 
 
 def test_an_in_out_float_tensor_equals_the_interpreter_bit_for_bit():
@@ -183,29 +181,21 @@ def test_two_puts_of_a_stream_on_one_iteration_run_as_two_phases(N):
 
 @pytest.mark.parametrize("params", [{"P": 3, "N": 4}, {"P": 1, "N": 1}])
 def test_an_index_local_found_by_a_loop_is_a_constant_where_it_is_used(params):
-    path = program("found_position")
-    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 2,
-                        extreme=True)
+    _equals_its_reference("found_position", params, 2)
 
 
 @pytest.mark.parametrize("N", [20, 1, 99])
 def test_read_only_tables_are_memories_holding_their_values(N):
-    path = program("rom_table")
-    _equals_in_hardware(path, {"N": N}, lambda inputs: load_module(path).reference(**inputs), 5,
-                        extreme=True)
+    _equals_its_reference("rom_table", {"N": N}, 5)
 
 
 @pytest.mark.parametrize("params", [{"B": 2, "M": 4, "J": 3, "K": 5},
                                     {"B": 1, "M": 1, "J": 1, "K": 1},
                                     {"B": 2, "M": 20, "J": 17, "K": 3}])
 def test_array_elements_updated_through_slow_operations(params):
-    path = program("array_recurrence")
-    _equals_in_hardware(path, params, lambda inputs: load_module(path).reference(**inputs), 8,
-                        extreme=True)
+    _equals_its_reference("array_recurrence", params, 8)
 
 
 @pytest.mark.parametrize("N", [5, 1, 9])
 def test_variables_updated_through_slow_operations(N):
-    path = program("recurrences")
-    _equals_in_hardware(path, {"N": N}, lambda inputs: load_module(path).reference(**inputs), 4,
-                        extreme=True)
+    _equals_its_reference("recurrences", {"N": N}, 4)
