@@ -72,6 +72,9 @@ PROOFS = [
     Proof("gemm_os_2x2_two_problems", "gemm_os 2x2, host never stalls: every output beat of "
           "a problem by expected_cycles, none after; idle after the last beat; the next problem "
           "then runs the same without reset", "top_problems", "bmc", 0, GEMM_2X2),
+    Proof("gemm_os_folded_two_problems", "gemm_os 1x4 folded onto 1x2, host never stalls: "
+          "the same, and its streams back to the first PE (no stall) never written full or "
+          "read empty", "top_problems", "bmc", 0, ("gemm_os", {"M": 1, "N": 4, "K": 8}, (1, 2))),
 ]
 
 

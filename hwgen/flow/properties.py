@@ -209,10 +209,17 @@ def top_ports(graph, lanes=1, fault=False):
         m.d.comb += hidden.eq(port.valid & ~blink)
         stable_until_taken(m, live, hidden, port.ready, port.payload, "fault")
     ports = _host(top, live, m)
+    fifos_never_blocked(m, top, live)
+    return m, ports
+
+
+def fifos_never_blocked(m, top, live):
+    """Every FIFO of the elaborated ``top`` is written only when it has room and read only
+    when it has data: groups stall on FIFOs between them, and never wait on a FIFO back into
+    themselves (``schedule.static.schedule``)."""
     for q in top.fifos.values():
         with m.If(live):
             m.d.comb += [Assert(~q.w_en | q.w_rdy), Assert(~q.r_en | q.r_rdy)]
-    return m, ports
 
 
 def top_problems(graph, lanes=1, problems=2, slack=2, fault=False):
@@ -224,8 +231,9 @@ def top_problems(graph, lanes=1, problems=2, slack=2, fault=False):
     the bounded check needs as a third element."""
     top = Top(plan(graph, lanes=lanes))
     m = Module()
-    m.submodules.dut = top
+    m.submodules.dut = Fragment.get(top, None)     # elaborated now: its FIFOs become known
     live = after_reset(m)
+    fifos_never_blocked(m, top, live)
     finished = Signal(range(problems + 1), name="finished")   # problems fully drained
     beats_of = {t.name: beats(t, top.lanes[t.name]) for t in graph.tensors.values()}
     counts = {t.name: Signal(range(problems * beats_of[t.name] + 2), name=f"{t.name}_count")

@@ -160,7 +160,7 @@ class Member(FloatLowering):
         port = self.group.fifo_port(StreamOp.GET, e.channel)
         c = self.cond(self.pred, 0)
         self.fifo_ops.setdefault((StreamOp.GET, e.channel), []).append((c, None))
-        build.stall_terms.append(c & ~port.rdy)
+        self._stall_on(e.channel, c & ~port.rdy)
         data = Signal(shape_of(self.graph.channels[e.channel].dtype),
                       name=f"{self.prefix}__get_{safe_name(e.channel)}")
         m.d.comb += data.eq(port.data)
@@ -287,7 +287,13 @@ class Member(FloatLowering):
         port = self.group.fifo_port(StreamOp.PUT, s.channel)
         c = self.cond(s.pred, lvl)
         self.fifo_ops.setdefault((StreamOp.PUT, s.channel), []).append((c, self.at(v, lvl)))
-        build.stall_terms.append(c & ~port.rdy)
+        self._stall_on(s.channel, c & ~port.rdy)
+
+    def _stall_on(self, channel, blocked):
+        """The group stalls while ``blocked``, except on a FIFO back into itself, which never
+        waits (``schedule.static.schedule``)."""
+        if channel not in self.group.plan.schedule.looped:
+            self.build.stall_terms.append(blocked)
 
     def _write(self, s, env):
         build = self.build

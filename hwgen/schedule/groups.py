@@ -55,6 +55,7 @@ class Schedule:
     group_of: dict                      # instance -> group name
     fifos: list                         # channels lowered to FIFOs
     compute_cycles: int = 0             # from the start pulse to the last group's finish pulse
+    looped: frozenset = frozenset()     # FIFOs from a group back into itself: never wait
 
 
 def _op_pattern(inst, channel, op):

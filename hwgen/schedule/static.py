@@ -16,7 +16,12 @@ def schedule(graph):
     column to its first, a chained task's buffer) works when the group's own counter reaches
     the put before the get; when it does not (an element leaves the last column later than
     the first column wants it back: a short loop on a wide array), the group would wait on
-    itself, so its instances run as groups of their own, every stream between them a FIFO."""
+    itself, so its instances run as groups of their own, every stream between them a FIFO.
+
+    A group never waits on a FIFO back into itself that the schedule keeps (``looped``): only
+    the group itself could end the wait, so one wait would be a deadlock, which the cycle model
+    finds. The group does not stall on such FIFOs, and a folded array has no enable net at
+    all; on FIFOs between groups it stalls."""
     check_support(graph)
     levels = {name: Levels(inst) for name, inst in graph.instances.items()}
     sched = _schedule(graph, levels)
@@ -41,6 +46,8 @@ def schedule(graph):
                              e.loc or graph.channels[looped[0]].loc) from None
     for group in sched.groups:
         group.spacing = group_spacing(graph, sched, group)
+    sched.looped = frozenset(c for c in sched.fifos if sched.group_of[graph.channels[c].producer]
+                             == sched.group_of[graph.channels[c].consumer])
     return sched
 
 

@@ -5,6 +5,7 @@ statements with the schedule's timing. (The first line: a group whose signature 
 inspected is never elaborated, on purpose.)"""
 import numpy as np
 import pytest
+from amaranth.back import rtlil
 from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
@@ -90,3 +91,16 @@ def test_a_group_of_another_plan_is_rejected():
     other = plan(load_design(program("fifo_skew"), {"N": 4}))
     with pytest.raises(ValueError, match="group 'g1' is not one of the plan's groups"):
         Group(p, other.schedule.groups[1])
+
+
+def _stalls(group):
+    """Whether the elaborated group drives a stall net (else its enable is constant)."""
+    return "connect \\Y \\stall" in rtlil.convert(group)
+
+
+def test_a_group_stalls_on_fifos_to_other_groups_only():
+    graph = load_design(example("gemm_os"), {"M": 4, "N": 4, "K": 8}, array=(2, 2))
+    p = plan(graph)
+    assert p.schedule.fifos and not _stalls(Group(p, p.schedule.groups[0]))
+    _, p, group = _group(program("fifo_skew"), {"N": 4})
+    assert _stalls(group)

@@ -38,3 +38,11 @@ def test_a_cycle_of_lockstep_streams_is_an_error():
     with pytest.raises(HwgenError, match="form a cycle; cyclic stream graphs are not supported"):
         solve_skews(["a", "b"], edges, levels)
     assert solve_skews(["a", "b"], edges[:1], levels) == {"a": 0, "b": 1}
+
+
+def test_a_folded_arrays_streams_back_need_no_stall():
+    # The streams from a folded array's last column back to its first stay in its group: the
+    # group never waits on them. A FIFO between two groups is not looped.
+    s = schedule(load_design(example("gemm_os"), {"M": 9, "N": 10, "K": 97}, array=(3, 5)))
+    assert len(s.groups) == 1 and len(s.fifos) == 8 and s.looped == set(s.fifos)
+    assert schedule(load_design(program("fifo_skew"), {"N": 6, "D": 2})).looped == set()
