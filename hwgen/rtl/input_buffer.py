@@ -157,14 +157,15 @@ class InputBuffer(wiring.Component):
         target = self._target if len(mems) > 1 else "generic"
         copy = [copies(m, Cat(w_addr, w_data), 1, f"w_bank{b}", target, reset=False)[0]
                 for b in range(len(mems))]
-        # Lane group q's beat writes a word of the bank it falls in; the bank's write enable is
-        # a register, ``take & (bank == b)`` computed a cycle ahead, then delayed beside the
-        # bank's copy.
+        # Lane group q's beat writes a word of the bank it falls in, one of ``walk.banks(q)``
+        # (only those get a write port from it); the bank's write enable is a register,
+        # ``take & (bank == b)`` computed a cycle ahead, then delayed beside the bank's copy.
         for q in range(self.lanes // f):
-            bank = walk.bank(q)
-            for b, mem in enumerate(mems):
+            bank, reached = walk.bank(q), walk.banks(q)
+            for b in sorted(reached):
+                mem = mems[b]
                 w_en, en = Signal(name=f"w_en{q}_{b}"), Signal(name=f"w_en{q}_{b}_copy")
-                m.d.sync += [w_en.eq(take & (bank == b) if len(mems) > 1 else take),
+                m.d.sync += [w_en.eq(take & (bank == b) if len(reached) > 1 else take),
                              en.eq(w_en)]
                 addr, data = copy[b][:len(w_addr)], copy[b][len(w_addr):]
                 wp = mem.write_port()

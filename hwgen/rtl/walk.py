@@ -1,6 +1,9 @@
 """Counters that walk a tensor's banks the way the host sends it: row-major, one beat at a
 time, and a slot counter numbering the problems a buffer holds."""
+import itertools
 import math
+
+import numpy as np
 
 from amaranth.hdl import Cat, Const, Mux, Signal, Value
 from amaranth.utils import ceil_log2
@@ -59,6 +62,16 @@ class BeatWalk:
         """The bank of the beat's first element (plus ``lane_bank`` along the innermost
         dimension)."""
         return self._flat(self.shard[:-1] + [self.shard[-1] + lane_bank], self.banking.shards)
+
+    def banks(self, lane_bank=0):
+        """Every bank ``bank(lane_bank)`` can be, known when the hardware is built: any outer
+        shard, the innermost one of ``lane_bank`` plus the multiples of ``G`` the beats start
+        at (``G`` shards per beat: lane group ``q`` of a beat as wide as a row always writes
+        the same bank)."""
+        sizes = self.banking.shards
+        inner = range(lane_bank, sizes[-1], self.g)
+        outer = itertools.product(*(range(n) for n in sizes[:-1]))
+        return {int(np.ravel_multi_index(o + (s,), sizes)) for o in outer for s in inner}
 
     def row(self):
         """The row of the beat's bank: its index with the innermost shard dimension dropped

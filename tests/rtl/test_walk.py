@@ -32,12 +32,14 @@ def test_walk_visits_every_beat_row_major_and_wraps(layout, grid, lanes):
     beats = 24 // lanes
     # beat k, lane l: element (row, col) of flat index k * lanes + l
     elem = [[divmod(k * lanes + l, 6) for l in range(lanes)] for k in range(beats)]
+    seen = {q: set() for q in range(g)}        # banks each lane group wrote
 
     async def tb(ctx):
         for n in range(2 * beats + 1):
             k = n % beats
             for l, index in enumerate(elem[k]):
                 assert ctx.get(walk.bank(l // f)) == b.bank(index), (k, l)
+                seen[l // f].add(b.bank(index))
                 assert ctx.get(walk.address) + l % f == b.address(index), (k, l)
             assert ctx.get(walk.last) == (k == beats - 1), k
             ctx.set(go, 1)
@@ -48,6 +50,8 @@ def test_walk_visits_every_beat_row_major_and_wraps(layout, grid, lanes):
                 assert ctx.get(walk.address) == b.address(elem[(n + 1) % beats][0])
 
     _run(m, tb)
+    # The banks a lane group can write, known at build time, are exactly those it wrote.
+    assert seen == {q: walk.banks(q) for q in range(g)}
 
 
 @pytest.mark.parametrize("slots", [1, 2, 3])
