@@ -55,7 +55,8 @@ def output_buffers(graph, lanes=1, fault=False):
         m.submodules[f"out_{t.name}"] = part = Fragment.get(buf, None)
         ports += _output_buffer(m, live, buf, state(part), chain_timing(p),
                                 fault and t is graph.outputs[0])
-        depth = max(depth, 2 * beats(t, buf.lanes) + 2 * p.slots + 4)
+        # Two problems drained through every slot; memory banks read a cycle later each.
+        depth = max(depth, 2 * beats(t, buf.lanes) + 2 * p.slots + 4 + 2 * (not chained(banking)))
     return m, ports, depth
 
 

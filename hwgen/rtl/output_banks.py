@@ -1,7 +1,13 @@
 """Output buffer in memories: each bank holds ``slots`` problems; the host side walks the tensor
 in row-major order, reading one element per beat through a mux tree over the memories. A row
 of banks (along the innermost shard dimension) shares one memory and one write port where the
-schedule never writes two of them in one cycle (``schedule.shared_rows``)."""
+schedule never writes two of them in one cycle (``schedule.shared_rows``).
+
+A read takes two cycles before the mux (``schedule.host_timing.BANK_DRAIN_LATENCY``): the
+memory's read, then a data register beside each memory, so that the block RAM's slow
+clock-to-output (5.83 ns on ECP5, Yosys maps these memories without the block's own output
+register) ends at a flip-flop next to it rather than crossing the mux tree to the host port
+(the longest path of a folded 12 x 12 array, 69.5 MHz)."""
 from functools import reduce
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
@@ -30,19 +36,22 @@ class OutputBanks(OutputBuffer):
         m = Module()
         shape = shape_of(self.tensor.dtype)
         depth = self.banking.depth
-        full = Signal(self.slots)
-        next_slot, commit_slot, rd_slot = (SlotCounter(m, self.slots, n)
-                                           for n in ("next_slot", "commit_slot", "rd_slot"))
+        full, issued = Signal(self.slots, name="full"), Signal(self.slots, name="issued")
+        # A slot is issued (its reads started) from ``iss_slot`` and retired (its last beat
+        # taken) at ``rd_slot``: the next problem's reads follow the last one's without a gap.
+        next_slot, commit_slot, iss_slot, rd_slot = (
+            SlotCounter(m, self.slots, n) for n in ("next_slot", "commit_slot", "iss_slot",
+                                                    "rd_slot"))
         walk = BeatWalk(m, self.banking, 1, 1, "dr")
-        advance, issue, issued_all, last_q = Signal(), Signal(), Signal(), Signal()
+        advance, issue = Signal(), Signal()
+        valid1, last1, last_q = Signal(), Signal(), Signal()
         row = self._row
-        bank_q = Signal(range(self._memories))
-        draining = Signal()
-        full_next, space = Signal(self.slots), Signal(init=1)
-        m.d.comb += [self.space.eq(space), full_next.eq(full),
-                     draining.eq(full.bit_select(rd_slot.value, 1)),
+        bank1, bank_q = (Signal(range(self._memories), name=n) for n in ("bank1", "bank_q"))
+        full_next, issued_next, space = Signal(self.slots), Signal(self.slots), Signal(init=1)
+        m.d.comb += [self.space.eq(space), full_next.eq(full), issued_next.eq(issued),
                      advance.eq(~self.host.valid | self.host.ready),
-                     issue.eq(draining & ~issued_all & advance)]
+                     issue.eq(full.bit_select(iss_slot.value, 1) &
+                              ~issued.bit_select(iss_slot.value, 1) & advance)]
         data = []
         for r in range(self._memories):
             mem = memory.Memory(shape=shape, init=[], depth=self._entries)
@@ -50,28 +59,33 @@ class OutputBanks(OutputBuffer):
             self._write(m, mem, r)
             rp = mem.read_port()
             sub = walk.shard[-1] if row > 1 else Const(0, 0)
-            m.d.comb += [rp.addr.eq(Cat(sub_address(walk.address, 1, depth), sub, rd_slot.value)),
+            m.d.comb += [rp.addr.eq(Cat(sub_address(walk.address, 1, depth), sub, iss_slot.value)),
                          rp.en.eq(advance)]
-            data.append(rp.data)
+            q = Signal(shape, name=f"bank{r}_q")
+            with m.If(advance):
+                m.d.sync += q.eq(rp.data)
+            data.append(q)
         m.d.comb += self.host.payload.eq(mux_tree(data, bank_q))
         with m.If(advance):
-            m.d.sync += [self.host.valid.eq(issue), last_q.eq(walk.last),
-                         bank_q.eq(walk.row() if row > 1 else walk.bank())]
+            m.d.sync += [valid1.eq(issue), last1.eq(walk.last),
+                         bank1.eq(walk.row() if row > 1 else walk.bank()),
+                         self.host.valid.eq(valid1), last_q.eq(last1), bank_q.eq(bank1)]
         with m.If(issue):
             walk.step()
             with m.If(walk.last):
-                m.d.sync += issued_all.eq(1)
+                m.d.comb += issued_next.bit_select(iss_slot.value, 1).eq(1)
+                iss_slot.advance()
         with m.If(self.start):
             next_slot.advance()
         with m.If(self.commit):
             m.d.comb += full_next.bit_select(commit_slot.value, 1).eq(1)
             commit_slot.advance()
         with m.If(self.host.valid & self.host.ready & last_q):
-            m.d.comb += full_next.bit_select(rd_slot.value, 1).eq(0)
-            m.d.sync += issued_all.eq(0)
+            m.d.comb += [full_next.bit_select(rd_slot.value, 1).eq(0),
+                         issued_next.bit_select(rd_slot.value, 1).eq(0)]
             rd_slot.advance()
         # ``space`` is a register computed from the next state (see InputBuffer.loaded).
-        m.d.sync += [full.eq(full_next),
+        m.d.sync += [full.eq(full_next), issued.eq(issued_next),
                      space.eq(~full_next.bit_select(next_slot.following(self.start), 1))]
         return m
 

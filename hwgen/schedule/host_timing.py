@@ -13,8 +13,10 @@ from ..host import beats as shape_beats
 
 # Cycles from a commit to the first output beat: the chain loads (or the first read issues) in
 # the cycle after the commit, the beat is valid one cycle later and reaches the host through
-# one register (``rtl.skid``).
+# one register (``rtl.skid``). Memory banks read in two cycles (``rtl.output_banks``: the
+# memory, then a data register beside it): one more.
 DRAIN_LATENCY = 3
+BANK_DRAIN_LATENCY = DRAIN_LATENCY + 1
 
 # Cycles from the host's input beat to its write: two in the landing buffer at the port
 # (``rtl.landing``), two because ``rtl.input_buffer`` registers the write, then copies it per
@@ -111,10 +113,9 @@ def auto_lanes(tensor, banking, compute, spacing):
     problem in the array. Divisors of the innermost dimension come first; an input whose rows
     no divisor moves in time gets a power of two with padded rows (``row_pad``)."""
     target = spacing
-    if tensor.direction == "out":
-        target -= 1             # a drain needs one cycle more than its beats
-        if chained(banking):
-            target = min(target, 2 * (target + 1) - compute - 2)
+    if tensor.direction == "out" and chained(banking):
+        target -= 1             # a chain's drain needs one cycle more than its beats
+        target = min(target, 2 * (target + 1) - compute - 2)
     last = tensor.shape[-1]
     candidates = [n for n in range(1, last + 1) if last % n == 0]
     if tensor.direction == "in":
@@ -153,7 +154,8 @@ def host_side(tensors, bankings, compute, starts, want=None):
             else auto_lanes(t, bankings[t.name], compute, starts)
     padded_bankings = {t.name: padded(t, bankings[t.name], lanes[t.name]) for t in tensors}
     interval, slots = host_timing(tensors, padded_bankings, lanes, compute, starts)
-    return HostSide(lanes, padded_bankings, interval, slots, latency(tensors, lanes, compute))
+    return HostSide(lanes, padded_bankings, interval, slots,
+                    latency(tensors, padded_bankings, lanes, compute))
 
 
 def host_timing(tensors, bankings, lanes, compute, starts):
@@ -163,26 +165,36 @@ def host_timing(tensors, bankings, lanes, compute, starts):
     n_in = max((beats(t, lanes[t.name]) for t in tensors if t.direction == "in"), default=0)
     n_out = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "out")
     outputs = [t for t in tensors if t.direction == "out"]
-    interval = max(starts, n_in, n_out + 1)
-    if any(chained(bankings[t.name]) for t in outputs):
+    chains = [t for t in outputs if chained(bankings[t.name])]
+    # A chain's drain takes a cycle more than its beats; memory banks read the next problem's
+    # first element right after the last one's last.
+    interval = max([starts, n_in] + [beats(t, lanes[t.name]) + (t in chains) for t in outputs])
+    if chains:
         # A chain drains problem p-1 before p+1 starts (see rtl.output_chain).
         interval = max(interval, -(-(compute + n_out + 2) // 2))
     # A slot is busy from the start of its load until its problem finishes (inputs) or has
     # drained (memory outputs); enough slots hide that behind `interval` per problem.
     hold = compute + 1 + (LOAD_LATENCY + n_in if n_in else 0)
-    if any(not chained(bankings[t.name]) for t in outputs):
-        hold = max(hold, compute + n_out + 3)
+    for t in outputs:
+        if t not in chains:
+            hold = max(hold, compute + beats(t, lanes[t.name]) + BANK_DRAIN_LATENCY)
     for slots in (2, 3, 4):
         if slots * interval >= hold:
             return interval, slots
     return max(interval, -(-hold // 4)), 4
 
 
-def latency(tensors, lanes, compute):
+def latency(tensors, bankings, lanes, compute):
     """Cycles of one problem that finds the accelerator idle, first input beat to last output
     beat, when the host never stalls: load, compute, commit, drain. A design without inputs
     starts its first problem on its own, on the first clock edge out of reset: its cycles
     count from there."""
     n_in = max((beats(t, lanes[t.name]) for t in tensors if t.direction == "in"), default=0)
-    n_out = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "out")
-    return (n_in + LOAD_LATENCY if n_in else 0) + compute + DRAIN_LATENCY + n_out
+    drain = max(beats(t, lanes[t.name]) + drain_latency(bankings[t.name])
+                for t in tensors if t.direction == "out")
+    return (n_in + LOAD_LATENCY if n_in else 0) + compute + drain
+
+
+def drain_latency(banking):
+    """Cycles from a commit to the first output beat of a tensor banked as ``banking``."""
+    return DRAIN_LATENCY if chained(banking) else BANK_DRAIN_LATENCY

@@ -77,7 +77,7 @@ def test_interval_and_latency():
     assert interval == 17                         # 16 output beats + 1
     # A slot is held from its first beat to its problem's finish: enough slots cover that.
     assert slots == -(-(16 + host.LOAD_LATENCY + 12 + 1) // 17)
-    assert host.latency([a, c], lanes, 12) == 16 + host.LOAD_LATENCY + 12 + host.DRAIN_LATENCY + 16
+    assert host.latency([a, c], {"A": ba, "C": bc}, lanes, 12) == 16 + host.LOAD_LATENCY + 12 + host.DRAIN_LATENCY + 16
 
 
 def test_padded_beats_count_in_interval_and_latency():
@@ -85,4 +85,17 @@ def test_padded_beats_count_in_interval_and_latency():
     c, bc = _tensor("C", int32[2] @ [S(0)], (2,), "out")
     lanes = {"A": 4, "C": 1}                      # 2 rows of 2 beats, the second padded
     assert host.host_timing([a, c], {"A": ba, "C": bc}, lanes, compute=3, starts=2)[0] == 4
-    assert host.latency([a, c], lanes, 3) == 4 + host.LOAD_LATENCY + 3 + host.DRAIN_LATENCY + 2
+    assert host.latency([a, c], {"A": ba, "C": bc}, lanes, 3) == 4 + host.LOAD_LATENCY + 3 + host.DRAIN_LATENCY + 2
+
+
+def test_memory_banks_drain_back_to_back_a_cycle_later():
+    # An output in memory banks (rtl.output_banks) reads two cycles before its mux and drains
+    # the next problem right after the last: its beats alone bound the interval.
+    a, ba = _tensor("A", int8[2, 4] @ [S(0), R], (2,))
+    y, by = _tensor("y", int32[12] @ [R], (2,), "out")
+    assert not host.chained(by)
+    bankings, lanes = {"A": ba, "y": by}, {"A": 1, "y": 1}
+    assert host.host_timing([a, y], bankings, lanes, compute=5, starts=4)[0] == 12
+    assert host.latency([a, y], bankings, lanes, 5) == \
+        8 + host.LOAD_LATENCY + 5 + host.BANK_DRAIN_LATENCY + 12
+    assert host.BANK_DRAIN_LATENCY == host.DRAIN_LATENCY + 1
