@@ -29,6 +29,8 @@ JOBS    ?= 2
 MEASURE ?=
 CLUSTER ?=
 SEEDS   ?= 1
+# make timing ROUTER=router2: nextpnr's other router, for dense designs.
+ROUTER  ?= router1
 MEASUREARG = $(if $(or $(filter-out 0 no false,$(MEASURE)),$(CLUSTER)),--measure --seeds $(SEEDS)) \
 	$(if $(CLUSTER),--cluster $(CLUSTER))
 
@@ -85,7 +87,8 @@ sim: setup
 	$(HWGEN) sim "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --sim $(SIM) --device $(DEVICE) --lanes $(LANES) $(DSEARG)
 
 timing: setup
-	$(HWGEN) timing "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSEARG)
+	$(HWGEN) timing "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --device $(DEVICE) --lanes $(LANES) $(DSEARG) \
+	  --router $(ROUTER)
 
 bitstream: setup
 	$(HWGEN) bitstream "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --board $(BOARD) $(DSEARG) \

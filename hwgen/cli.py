@@ -224,7 +224,8 @@ def cmd_timing(args):
             shutil.copy(os.path.join(out, v), workdir)
         files, top = info["verilog"], info["top"]
     steps(f"synthesizing {top} for {args.device} with Yosys")
-    t = timing(workdir, files, top, args.device, args.freq, args.seeds, progress=steps)
+    t = timing(workdir, files, top, args.device, args.freq, args.seeds, progress=steps,
+               router=args.router)
     _print_timing(t)
     print(f"report: {os.path.join(workdir, 'timing.json')}")
     return 0

@@ -11,6 +11,9 @@ DEVICES = {
     "ice40-up5k": {"family": "ice40", "args": ["--up5k", "--package", "sg48"]},
 }
 
+# nextpnr's routers (``--router``): the first is its default.
+ROUTERS = ("router1", "router2")
+
 # nextpnr cell types -> the columns of the utilization table.
 CELLS = {
     "ecp5": {"LUT": ["TRELLIS_COMB"], "FF": ["TRELLIS_FF"], "DSP": ["MULT18X18D"],
@@ -42,12 +45,16 @@ def synthesize(workdir, verilog_files, top, device):
 
 
 def place_and_route(workdir, netlist, device, freq_mhz, seed=1, constraints=None, output=None,
-                    report="report.json", out_of_context=False):
+                    report="report.json", out_of_context=False, router=ROUTERS[0]):
     """nextpnr on ``netlist``; returns the parsed JSON report. ``out_of_context``: no IO
-    buffers and no global clock (nextpnr-ecp5 ``--out-of-context``)."""
+    buffers and no global clock (nextpnr-ecp5 ``--out-of-context``); ``router``: one of
+    ``ROUTERS``."""
+    if router not in ROUTERS:
+        raise HwgenError(f"unknown nextpnr router {router!r}; use one of {', '.join(ROUTERS)}")
     info = device_info(device)
     args = info["args"] + ["--json", netlist, "--freq", str(freq_mhz), "--seed", str(seed),
-                           "--report", report, "--timing-allow-fail", "-q", "-l", f"nextpnr_{seed}.log"]
+                           "--router", router, "--report", report, "--timing-allow-fail", "-q",
+                           "-l", f"nextpnr_{seed}.log"]
     if out_of_context:
         args.append("--out-of-context")
     if constraints:
@@ -95,10 +102,12 @@ def describe_path(cp):
             f"{cp['logic_ns']:.2f} ns, routing {cp['routing_ns']:.2f} ns)")
 
 
-def timing(workdir, verilog_files, top, device, freq_mhz=None, seeds=(1,), progress=None):
-    """Synthesize once, place and route once per seed; median Fmax, utilization of the first.
-    A design with more host-port bits than an ECP5 package has pins (a 12x13 ``gemm_os``) is
-    placed and routed out of context (``out_of_context`` in the result)."""
+def timing(workdir, verilog_files, top, device, freq_mhz=None, seeds=(1,), progress=None,
+           router=ROUTERS[0]):
+    """Synthesize once, place and route once per seed (with nextpnr's ``router``); median
+    Fmax, utilization of the first. A design with more host-port bits than an ECP5 package has
+    pins (a 12x13 ``gemm_os``) is placed and routed out of context (``out_of_context`` in the
+    result)."""
     freq_mhz = freq_mhz or (200 if device.startswith("ecp5") else 60)
     netlist = synthesize(workdir, verilog_files, top, device)
     if progress:
@@ -107,13 +116,15 @@ def timing(workdir, verilog_files, top, device, freq_mhz=None, seeds=(1,), progr
     for seed in seeds:
         try:
             report = place_and_route(workdir, netlist, device, freq_mhz, seed,
-                                     report=f"report_{seed}.json", out_of_context=ooc)
+                                     report=f"report_{seed}.json", out_of_context=ooc,
+                                     router=router)
         except HwgenError as e:
             if ooc or "cell type 'TRELLIS_IO'" not in str(e):
                 raise
             ooc = True
             report = place_and_route(workdir, netlist, device, freq_mhz, seed,
-                                     report=f"report_{seed}.json", out_of_context=True)
+                                     report=f"report_{seed}.json", out_of_context=True,
+                                     router=router)
         runs.append(summarize(report, device))
         if progress:
             progress(f"seed {seed}: {runs[-1]['fmax_mhz']:.1f} MHz")

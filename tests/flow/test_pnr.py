@@ -11,7 +11,8 @@ from tests.conftest import example
 def test_small_gemm_on_ecp5_has_one_multiplier_per_pe(tmp_path):
     graph = load_design(example("gemm_os"), {"M": 2, "N": 2, "K": 4})
     info = verilog.write(graph, tmp_path, target="ecp5")    # MULT18X18D blocks; model skipped
-    t = pnr.timing(str(tmp_path), info["verilog"], info["top"], "ecp5-85k")
+    t = pnr.timing(str(tmp_path), info["verilog"], info["top"], "ecp5-85k", router="router2")
+    assert "Router2 time" in (tmp_path / "nextpnr_1.log").read_text()     # the router asked for
     assert t["used"]["DSP"] == 4
     assert t["critical_path"]["ns"] > 0 and t["critical_path"]["from"]
     assert t["fmax_mhz"] > 30
@@ -30,3 +31,13 @@ def test_a_report_without_register_paths_has_no_critical_path():
         {"type": "routing", "delay": 1.0, "from": {"cell": "a"}, "to": {"cell": "b"}}]}]}
     assert pnr.critical_path(only_pins) is None
     assert pnr.describe_path(None) == "critical path: none reported"
+
+
+def test_an_unknown_router_is_an_error(tmp_path, capsys):
+    with pytest.raises(HwgenError, match="unknown nextpnr router 'router3'; use one of router1"):
+        pnr.place_and_route(str(tmp_path), "x.json", "ecp5-85k", 100, router="router3")
+    from hwgen.cli import main
+    with pytest.raises(SystemExit) as exit_:
+        main(["timing", example("gemm_os"), "--router", "router3"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'router3' (choose from 'router1', 'router2')" in capsys.readouterr().err
