@@ -205,9 +205,10 @@ def _print_timing(t):
 
 def cmd_timing(args):
     from .flow import verilog
-    from .flow.pnr import device_info, timing
+    from .flow.pnr import check_router, device_info, timing
     from .flow.board import selftest_verilog
     device_info(args.device)
+    check_router(args.router)
     graph = _graph(args)
     _warn_if_too_big(graph, args.device)
     out = _out_dir(args)

@@ -2,8 +2,6 @@
 with the options of a design or of a dataflow exploration and a ``--help`` that explains."""
 import argparse
 
-from .flow.pnr import ROUTERS
-
 DEFAULT_DESIGN = "hwgen/examples/gemm_os.py"
 DEFAULT_EXPR = "C[i,j] += A[i,k] * B[k,j]"
 DEFAULT_SIZES = "i=8 j=8 k=32"
@@ -94,9 +92,9 @@ def _add_flow_commands(sub):
     p.add_argument("--device", default="ecp5-85k", help="ecp5-85k (default) or ice40-up5k")
     p.add_argument("--freq", type=float, default=None, help="target MHz (default 200 / 60)")
     p.add_argument("--seeds", type=int, nargs="+", default=[1], help="nextpnr seeds (median)")
-    p.add_argument("--router", choices=ROUTERS, default=ROUTERS[0],
-                   help="nextpnr's router: router1 (default) or router2, which converges "
-                   "where router1 does not on dense designs (a 12x12 array folded 11 times)")
+    p.add_argument("--router", default="router1", help="nextpnr's router: router1 (default) "
+                   "or router2, which converges where router1 does not on dense designs (a "
+                   "12x12 array folded 11 times)")
     p = _add_design_options(sub.add_parser(
         "bitstream", help="board bitstream: the design behind a UART host bridge"))
     p.add_argument("--board", default="ulx3s-85f", help="ulx3s-85f (default) or icebreaker")

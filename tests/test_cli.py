@@ -24,6 +24,7 @@ def test_build_writes_verilog(tmp_path, capsys):
     (["build", example("gemm_os"), "--params", "M=0"], "positive"),
     (["build", example("gemm_os"), "--params", "M"], "NAME=VALUE"),
     (["timing", example("gemm_os"), "--device", "xc7"], "unknown DEVICE"),
+    (["timing", example("gemm_os"), "--router", "router3"], "unknown nextpnr router"),
     (["bitstream", example("gemm_os"), "--board", "arty"], "unknown BOARD"),
     (["sim", example("gemm_os"), "--params", "M=2 N=2 K=2", "--sim", "vcs"], "unknown simulator"),
     (["check", example("gemm_os"), "--problems", "-1"], "--problems must be 0 or more"),

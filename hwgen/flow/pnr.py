@@ -49,8 +49,7 @@ def place_and_route(workdir, netlist, device, freq_mhz, seed=1, constraints=None
     """nextpnr on ``netlist``; returns the parsed JSON report. ``out_of_context``: no IO
     buffers and no global clock (nextpnr-ecp5 ``--out-of-context``); ``router``: one of
     ``ROUTERS``."""
-    if router not in ROUTERS:
-        raise HwgenError(f"unknown nextpnr router {router!r}; use one of {', '.join(ROUTERS)}")
+    check_router(router)
     info = device_info(device)
     args = info["args"] + ["--json", netlist, "--freq", str(freq_mhz), "--seed", str(seed),
                            "--router", router, "--report", report, "--timing-allow-fail", "-q",
@@ -64,6 +63,11 @@ def place_and_route(workdir, netlist, device, freq_mhz, seed=1, constraints=None
     tools.run(f"yowasp-nextpnr-{info['family']}", args, workdir, f"nextpnr_{seed}.out")
     with open(os.path.join(workdir, report)) as f:
         return json.load(f)
+
+
+def check_router(router):
+    if router not in ROUTERS:
+        raise HwgenError(f"unknown nextpnr router {router!r}; use one of {', '.join(ROUTERS)}")
 
 
 def summarize(report, device):

@@ -33,11 +33,6 @@ def test_a_report_without_register_paths_has_no_critical_path():
     assert pnr.describe_path(None) == "critical path: none reported"
 
 
-def test_an_unknown_router_is_an_error(tmp_path, capsys):
+def test_an_unknown_router_is_an_error():
     with pytest.raises(HwgenError, match="unknown nextpnr router 'router3'; use one of router1"):
-        pnr.place_and_route(str(tmp_path), "x.json", "ecp5-85k", 100, router="router3")
-    from hwgen.cli import main
-    with pytest.raises(SystemExit) as exit_:
-        main(["timing", example("gemm_os"), "--router", "router3"])
-    assert exit_.value.code == 2
-    assert "invalid choice: 'router3' (choose from 'router1', 'router2')" in capsys.readouterr().err
+        pnr.place_and_route("/nonexistent", "x.json", "ecp5-85k", 100, router="router3")
