@@ -66,6 +66,7 @@ def place_and_route(workdir, netlist, device, freq_mhz, seed=1, constraints=None
 
 
 def check_router(router):
+    """A HwgenError naming the routers when ``router`` is not one of ``ROUTERS``."""
     if router not in ROUTERS:
         raise HwgenError(f"unknown nextpnr router {router!r}; use one of {', '.join(ROUTERS)}")
 

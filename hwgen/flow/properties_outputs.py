@@ -16,7 +16,7 @@ from ..rtl.output_banks import OutputBanks
 from ..rtl.output_chain import OutputChain
 from ..rtl.signatures import shape_of
 from ..schedule import plan
-from ..schedule.host_timing import beats, chained, slot_bits
+from ..schedule.host_timing import DRAIN_LATENCY, beats, chained, drain_latency, slot_bits
 from .properties import after_reset, previous, stable_until_taken
 from .properties_buffers import advance, bank_ports, chosen, element, free_inputs, state
 
@@ -56,7 +56,8 @@ def output_buffers(graph, lanes=1, fault=False):
         ports += _output_buffer(m, live, buf, state(part), chain_timing(p),
                                 fault and t is graph.outputs[0])
         # Two problems drained through every slot; memory banks read a cycle later each.
-        depth = max(depth, 2 * beats(t, buf.lanes) + 2 * p.slots + 4 + 2 * (not chained(banking)))
+        depth = max(depth, 2 * (beats(t, buf.lanes) + drain_latency(banking) - DRAIN_LATENCY)
+                    + 2 * p.slots + 4)
     return m, ports, depth
 
 
