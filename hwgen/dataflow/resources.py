@@ -5,7 +5,8 @@ design alone (no elaboration), and the FPGA resources those counts cost.
 accumulator registers, partial-sum adders at the width Yosys narrows them to, operand pipelines
 and held operands, link registers), the address ports (each memory port's address arithmetic: a
 multiply by a constant that is not a power of two is a shift-and-add), the controller (counters,
-the delay lines of ``schedule.lines`` that carry its flags and loop indices to every PE's skew)
+the delay lines of ``schedule.lines`` that carry its flags and loop indices to every PE's skew,
+each PE's own copy taken from its neighbour's: ``schedule.lines.copy_spans``)
 and the buffers (each memory mapped to LUT RAM, block RAM or registers by Yosys's cost rules;
 read and write muxes, read registers, output chains). ``estimate`` prices the counts with
 ``RESOURCE_MODEL``, coefficients fitted to nextpnr on ECP5 (``benchmarks/calibrate.py`` fits
@@ -18,8 +19,8 @@ from ..ir.graph import Pred
 from ..ir.types import Sharded
 from ..schedule import READ_LATENCY
 from ..schedule.groups import link_delay
-from ..schedule.host_timing import chained, lane_split, range_bits, slot_bits
-from ..schedule.lines import FINISH, SLOT, Line, LineKind
+from ..schedule.host_timing import INPUT_MID_STAGES, chained, lane_split, range_bits, slot_bits
+from ..schedule.lines import FINISH, SLOT, Line, LineKind, copy_spans, takes_shared
 from ..schedule.memories import input_memory, memory_kind
 from ..schedule.shared_rows import output_memories
 from .generate import IN_TYPE, OUT_TYPE, layout
@@ -120,7 +121,8 @@ def _odd(n):
 
 class _Count:
     """The counts of one ``Shape``, added up component by component. ``lines`` holds the
-    longest tap any PE takes of each delay line (``schedule.lines.Line``)."""
+    length of each shared delay line (``schedule.lines.Line``), ``uses`` the delays each PE
+    takes its own copy of a line at."""
 
     def __init__(self, shape):
         self.shape = shape
@@ -130,14 +132,30 @@ class _Count:
         self.n = dict.fromkeys(COUNTS, 0)
         self.n["base"] = 1
         self.n["pe"] = len(shape.skew)
-        self.lines = {FINISH: shape.taps}
+        self.lines = {FINISH: shape.taps}   # shared lines -> their length
+        self.uses = {}          # line -> PE -> the delays it takes the line at
         self.psum = {}          # PE -> bits of the partial sum it passes on
         self.muls = set()       # (signal, odd constant) multiplies in addresses
         self.sums = set()       # pipelined index sums
 
-    def tap(self, line, t):
-        if t > self.lines.get(line, 0):
-            self.lines[line] = t
+    def tap(self, line, t, pos=None):
+        """The PE at ``pos`` (None: the controller) takes ``line`` at delay ``t``."""
+        if pos is None:
+            self.lines[line] = max(t, self.lines.get(line, 0))
+        elif t > 0:
+            self.uses.setdefault(line, {}).setdefault(pos, set()).add(t)
+
+    def parents(self):
+        """PE -> the neighbour whose copy of the control lines it takes (``rtl.delay``): the
+        first it gets an operand or a partial sum from."""
+        d, out = self.design, {}
+        for pos in self.shape.skew:
+            axes = [d.flow(a) for a in d.expr.inputs if self.got(a, pos)]
+            if d.chain is not None and pos[d.chain] > 0:
+                axes.append(d.chain)
+            if axes:
+                out[pos] = back(pos, axes[0])
+        return out
 
     def got(self, access, pos):
         """Whether the PE at ``pos`` gets ``access`` from its neighbour (else reads it)."""
@@ -159,13 +177,13 @@ class _Count:
             if chain is None or pos[chain] == shape.grid[chain] - 1:
                 t = shape.skew[pos] + shape.prod[pos]
                 writes.append((pos, t))
-                self.tap(Line.cond(0), t)
+                self.tap(Line.cond(0), t, pos)
                 if red is not None:
                     # As wide as its sum of products can be (``ir.ranges``).
                     terms = math.prod(self.trips[red:]) * (1 << (IN_TYPE.bits - 1)) ** 2
                     self.n["acc_bit"] += min(OUT_TYPE.bits, terms.bit_length() + 1)
-                    self.tap(Line.cond(0, (Pred("first", red),)), t)
-                    self.tap(Line.cond(0, (Pred("last", red),)), t)
+                    self.tap(Line.cond(0, (Pred("first", red),)), t, pos)
+                    self.tap(Line.cond(0, (Pred("last", red),)), t, pos)
         return writes
 
     def operands(self, pos):
@@ -184,8 +202,8 @@ class _Count:
                 if d.lacks(a, d.inner):             # read once per t1 run and held
                     self.n["pipe_bit"] += win
                     self.tap(Line.cond(0, (Pred("first", len(self.trips) - 1),)),
-                             s + READ_LATENCY)
-                    self.tap(Line.cond(0), s + READ_LATENCY)
+                             s + READ_LATENCY, pos)
+                    self.tap(Line.cond(0), s + READ_LATENCY, pos)
         # Operand pipes; the products' registers are the DSP blocks' own (``rtl.multiply``),
         # plus one in the fabric that each product lands in.
         self.n["pipe_bit"] += win * sum(max(levels) - l for l in levels) + win * len(levels)
@@ -223,7 +241,7 @@ class _Count:
         lay = layout(d, access)
         t = self.shape.skew[pos] + level
         self.n["addr_bit"] += range_bits(bank.depth)
-        self.tap(SLOT, t)
+        self.tap(SLOT, t, pos)
         for dim, (row, off) in enumerate(zip(access.matrix, access.offset)):
             var, const = [], off
             for l, c in zip(d.expr.loops, row):
@@ -235,7 +253,7 @@ class _Count:
                 continue
             if len(var) == 1 and var[0][1] == 1 and const == 0:
                 signal = (Line.index(var[0][0]), t)     # a loop index, from its delay line
-                self.tap(*signal)
+                self.tap(*signal, pos)
             else:
                 signal = self.index_sum(pos, var, const, level)
             stride = _odd(bank.strides()[dim])
@@ -250,7 +268,7 @@ class _Count:
         merges them). Returns the signal."""
         s = self.shape.skew[pos]
         for dd, c in var:
-            self.tap(Line.index(dd), s)
+            self.tap(Line.index(dd), s, pos)
             if _odd(c) > 1:
                 self.muls.add(((Line.index(dd), s), _odd(c)))
         signal = (tuple(var), const, s)
@@ -272,8 +290,14 @@ class _Count:
     def controller(self):
         """The delay lines (to their longest taps), the problem counter, start and finish
         state, the slot counters and the loop counters."""
-        shape = self.shape
-        for line, t in self.lines.items():
+        shape, parents = self.shape, self.parents()
+        shared = dict(self.lines)
+        for line, uses in self.uses.items():
+            for pos, span in copy_spans(uses, parents).items():
+                self.n["delay_bit"] += (span[1] - span[0] + 1) * self.line_bits(line)
+                if takes_shared(pos, span, parents):
+                    shared[line] = max(shared.get(line, 0), span[0])
+        for line, t in shared.items():
             self.n["delay_bit"] += t * self.line_bits(line)
         count = max(self.design.iterations + shape.taps, shape.period)
         self.n["ctrl_bit"] += range_bits(count + 1) + 2 + 2 * slot_bits(shape.slots) + \
@@ -290,12 +314,12 @@ class _Count:
                 sum(map(range_bits, bank.shards)) + 2 * shape.slots + 3 * slot_bits(shape.slots)
             self.n["const_mul"] += sum(1 for e, st in zip(bank.extent, bank.strides())
                                        if _odd(st) > 1 and range_bits(e) >= 2)
-            # The buffer at the host port: an input's landing register, three entries and
-            # their flags (``rtl.landing``); an output's two entries and flags (``rtl.skid``).
+            # The registers between the host port and the banks: an input's landing register
+            # and its stages with no enable (``rtl.input_buffer``); an output's two entries and
+            # flags (``rtl.skid``).
             bits = shape.lanes[t.name] * t.dtype.bits
             if t.direction == "in":
-                self.n["buf_bit"] += 4 * bits + 8
-                self.n["mux_bit"] += 2 * bits
+                self.n["buf_bit"] += (1 + INPUT_MID_STAGES) * bits + 2
             else:
                 self.n["buf_bit"] += 2 * bits + 2
                 self.n["mux_bit"] += bits

@@ -20,7 +20,7 @@ from amaranth.utils import ceil_log2
 from ..rtl.input_buffer import InputBuffer
 from ..rtl.signatures import shape_of
 from ..schedule import READ_LATENCY, plan
-from ..schedule.host_timing import beats, lane_split, slot_bits
+from ..schedule.host_timing import LOAD_LATENCY, beats, lane_split, slot_bits
 from .properties import after_reset, previous, stable_until_taken
 
 
@@ -141,7 +141,7 @@ def input_buffers(graph, lanes=1, fault=False):
                            p.lanes[t.name], p.slots)
         m.submodules[f"in_{t.name}"] = part = Fragment.get(buf, None)
         ports += _input_buffer(m, live, buf, state(part), fault and t is graph.inputs[0])
-        depth = max(depth, beats(t, buf.lanes) * p.slots + 6)
+        depth = max(depth, beats(t, buf.lanes) * p.slots + 4 + LOAD_LATENCY)
     return m, ports, depth
 
 
@@ -163,10 +163,18 @@ def _input_buffer(m, live, buf, inside, fault):
     start, consume = Signal(name=f"{n}_start"), Signal(name=f"{n}_consume")
     m.d.comb += [buf.start.eq(start), buf.consume.eq(consume)]
     complete = take & (c.beat == count - 1)
-    # The buffer writes the last beat two cycles later (its part of LOAD_LATENCY): only then
-    # is its problem fresh.
-    completed, written = Signal(name=f"{n}_completed"), Signal(name=f"{n}_written")
-    m.d.sync += [completed.eq(complete), written.eq(completed)]
+    # The buffer writes the last beat LOAD_LATENCY cycles later (its part of LOAD_LATENCY):
+    # only then is its problem fresh.
+    writing = [Signal(name=f"{n}_writing{d}") for d in range(LOAD_LATENCY)]
+    m.d.sync += [w.eq(v) for w, v in zip(writing, [complete] + writing)]
+    written = writing[-1]
+    # The buffer walks its banks a cycle after the handshake, from the landing register.
+    c.walked = Signal(range(max(2, count)), name=f"{n}_walked")
+    c.wr_slot = Signal(range(slots), name=f"{n}_wr_slot")
+    landed, landed_last = Signal(name=f"{n}_landed_beat"), Signal(name=f"{n}_landed_last")
+    m.d.sync += [landed.eq(take), landed_last.eq(complete)]
+    advance(m, c.walked, count, landed)
+    advance(m, c.wr_slot, slots, landed_last)
     advance(m, c.beat, count, take)
     advance(m, c.load_slot, slots, complete)
     advance(m, c.start_slot, slots, start)
@@ -176,7 +184,7 @@ def _input_buffer(m, live, buf, inside, fault):
         m.d.sync += c.loads.eq(c.loads + 1)
     # rtl.top starts a problem only when it is loaded, and consumes each started one once.
     m.d.comb += [Assume(~start | buf.loaded),
-                 Assume(~consume | (c.held != c.fresh + completed + written))]
+                 Assume(~consume | (c.held != c.fresh + sum(writing)))]
     with m.If(live):
         m.d.comb += [Assert(buf.host.ready == (c.held < slots)),
                      Assert(buf.loaded == (c.fresh != 0))]
@@ -199,14 +207,16 @@ def _input_track(m, live, buf, c, host):
         m.d.comb += Assume((payload.word_select(lane, bits) == 0) | (carrying & (t.lane == lane)))
     t.tracked, t.value = Signal(name=f"{n}_tracked"), Signal(bits, name=f"{n}_value")
     t.slot = Signal.like(c.load_slot, name=f"{n}_slot")
-    # landed: the tracked element is in its memory cell (written two cycles after it is taken).
-    arriving, t.landed = Signal(name=f"{n}_arriving"), Signal(name=f"{n}_landed")
-    m.d.sync += [arriving.eq(t.tracked), t.landed.eq(arriving)]
+    # landed: the tracked element is in its memory cell (written LOAD_LATENCY cycles after it
+    # is taken).
+    arriving = [Signal(name=f"{n}_arriving{d}") for d in range(LOAD_LATENCY - 1)]
+    t.landed = Signal(name=f"{n}_landed")
+    m.d.sync += [a.eq(v) for a, v in zip(arriving + [t.landed], [t.tracked] + arriving)]
     with m.If(take & carrying):
         m.d.sync += [t.tracked.eq(1), t.slot.eq(c.load_slot),
                      t.value.eq(payload.word_select(t.lane, bits))]
     with m.If(consume & (c.use_slot == t.slot)):
-        m.d.sync += [t.tracked.eq(0), arriving.eq(0), t.landed.eq(0)]
+        m.d.sync += [t.tracked.eq(0), t.landed.eq(0)] + [a.eq(0) for a in arriving]
     t.ports = []
     for k, bank in enumerate(buf.readers):
         port = buf.read_port(k)
@@ -231,13 +241,14 @@ def _input_invariants(m, live, buf, inside, c, t):
                                       t.slot[:slot_bits(slots)]))
     shape = tuple(s * e for s, e in zip(buf.banking.shards, buf.banking.extent))
     with m.If(live):
-        m.d.comb += [Assert(inside["wr_slot"] == c.load_slot),
+        m.d.comb += [Assert(inside["wr_slot"] == c.wr_slot),
+                     Assert(inside["host_left"] == beats(buf.tensor, buf.lanes) - 1 - c.beat),
                      Assert(inside["next_slot"] == c.start_slot),
                      Assert(inside["free_slot"] == c.use_slot)]
         for s in range(slots):
             m.d.comb += Assert(inside["fresh"][s] == Cat(*[
                 (i < c.fresh) & ((c.start_slot + i) % slots == s) for i in range(slots)]).any())
-        with m.Switch(c.beat):
+        with m.Switch(c.walked):
             for beat in range(beats(buf.tensor, buf.lanes)):
                 index = _unravel(beat * buf.lanes, shape)
                 with m.Case(beat):

@@ -123,13 +123,13 @@ class Member(FloatLowering):
         if isinstance(v, int):
             return Const(v)
         if isinstance(v, Line):
-            return self.build.lines.tap(v, self.skew + level)
+            return self.build.lines.tap(v, self.skew + level, self.prefix)
         return self.build.lines.pipe(v.value, v.level, level, f"{self.prefix}__v")
 
     def cond(self, pred, level):
         """'This iteration runs a statement under ``pred``', at ``level``."""
         line = self.build.controller.cond(self.segment, pred)
-        return self.build.lines.tap(line, self.skew + level)
+        return self.build.lines.tap(line, self.skew + level, self.prefix)
 
     def emit(self, e, env):
         """Expression ``e`` as an int (folded), a delay line or a ``Staged`` value."""
@@ -176,7 +176,7 @@ class Member(FloatLowering):
             build.driven.add(mport.name)
             self.m.d.comb += [port.addr.eq(self._address(e, parts, lvl)),
                               port.en.eq(build.en),
-                              port.slot.eq(build.lines.tap(SLOT, self.skew + lvl))]
+                              port.slot.eq(build.lines.tap(SLOT, self.skew + lvl, self.prefix))]
         return Staged(port.data, lvl + READ_LATENCY)
 
     def _binop(self, e, env):
@@ -261,7 +261,8 @@ class Member(FloatLowering):
         if s.pred and isinstance(s.value, IRConst) and id(s) in self.unread and before >= 0 \
                 and s.var not in self.levels.split:
             line = self.build.controller.cond(self.segment, s.pred)
-            self.presets.append((s.var, s.value.value, self.build.lines.tap(line, before)))
+            tap = self.build.lines.tap(line, before, self.prefix)
+            self.presets.append((s.var, s.value.value, tap))
             env[s.var] = reg
             return
         v = self.emit(s.value, env)
@@ -304,7 +305,7 @@ class Member(FloatLowering):
         c = self.cond(s.pred, lvl)
         self.m.d.comb += [port.addr.eq(self._address(s, parts, lvl)),
                           port.data.eq(self.at(v, lvl)), port.en.eq(c & build.en),
-                          port.slot.eq(build.lines.tap(SLOT, self.skew + lvl))]
+                          port.slot.eq(build.lines.tap(SLOT, self.skew + lvl, self.prefix))]
 
     def _address(self, access, parts, level):
         """The address of a tensor access inside its bank, at pipeline ``level``."""

@@ -1,12 +1,21 @@
 """Delay lines and pipelines of a lockstep group.
 
 A control value produced once at the group's base (a loop index, an iteration flag, the
-problem's slot) reaches a member ``skew`` cycles behind at pipeline level ``l`` through a
-shared delay line tapped at ``skew + l``; a datapath value is delayed from the level where it
-exists to the level where it is used by a pipeline of registers. Both move only when the group
-is enabled.
+problem's slot) reaches a member ``skew`` cycles behind at pipeline level ``l`` delayed by
+``skew + l`` enabled cycles; a datapath value is delayed from the level where it exists to the
+level where it is used by a pipeline of registers. Both move only when the group is enabled.
+
+A control value does not travel to the members on one shared line: a shared line tapped at
+``skew + l`` drives every member on an anti-diagonal of a systolic array, a net across the
+whole die. Each member keeps its own copy of the line, taken from the copy of its *parent*, the
+member it receives a link register from (``parents``), one cycle earlier: the control travels
+beside the data, from neighbour to neighbour. A member with no parent (the array's corner)
+takes its copy from the line at the base.
 """
 from amaranth.hdl import Signal
+
+from ..schedule.lines import copy_spans, takes_shared
+from .replica import kept
 
 
 class DelayLines:
@@ -20,26 +29,48 @@ class DelayLines:
         The group's enable (no active FIFO op blocked).
     """
 
-    def __init__(self, m, en):
-        self.m, self.en = m, en
+    def __init__(self, m, en, parents=None, target="generic"):
+        self.m, self.en, self.target = m, en, target
+        self.parents = parents or {}
         self.base = {}          # schedule.lines.Line -> its value at the base
         self.lines = {}         # Line -> (base value, [registers])
         self.pipes = {}         # (id of a value, level) -> (register, value)
+        self.copies = {}        # (Line, member) -> {delay: the member's copy at that delay}
+        self.labels = {}        # Line -> its unique name stem
 
     def define(self, line, value):
         """``value`` is ``line`` at the base (the first definition stands)."""
         self.base.setdefault(line, value)
 
-    def tap(self, line, delay):
-        """``line`` ``delay`` enabled cycles after the base."""
+    def tap(self, line, delay, member=None):
+        """``line`` ``delay`` enabled cycles after the base: ``member``'s copy of it (see the
+        module), or the shared line when no member is given."""
         base = self.base[line]
         if delay == 0:
             return base
+        if member is not None:
+            copy = self.copies.setdefault((line, member), {})
+            if delay not in copy:
+                copy[delay] = self._register(line, f"{member}__{self._label(line)}_d{delay}")
+            return copy[delay]
         _, regs = self.lines.setdefault(line, (base, []))
         while len(regs) < delay:
-            regs.append(Signal.like(base, reset_less=line.datapath,
-                                    name=f"{line.label}_d{len(regs) + 1}"))
+            regs.append(self._register(line, f"{line.label}_d{len(regs) + 1}"))
         return regs[delay - 1]
+
+    def _label(self, line):
+        """A name for ``line`` no other line of the group has (lines of one segment under
+        different conditions share ``Line.label``): register and flip-flop names follow it."""
+        if line not in self.labels:
+            taken = set(self.labels.values())
+            label, k = line.label, 1
+            while label in taken:
+                label, k = f"{line.label}_{k}", k + 1
+            self.labels[line] = label
+        return self.labels[line]
+
+    def _register(self, line, name):
+        return Signal.like(self.base[line], reset_less=line.datapath, name=name)
 
     def pipe(self, value, frm, to, name):
         """``value`` (existing at level ``frm``) delayed to level ``to``."""
@@ -56,8 +87,28 @@ class DelayLines:
         return v
 
     def emit(self):
-        """Shift every delay line (once all taps are known)."""
+        """Connect every member's copies, then shift every shared line (once all taps are
+        known)."""
+        for line in sorted({ln for ln, _ in self.copies}, key=lambda ln: ln.order):
+            self._connect_copies(line)
         for line, (base, regs) in sorted(self.lines.items(), key=lambda kv: kv[0].order):
             with self.m.If(self.en):
                 for k, r in enumerate(regs):
                     self.m.d.sync += r.eq(base if k == 0 else regs[k - 1])
+
+    def _connect_copies(self, line):
+        """Each member's copy of ``line`` over its span (``schedule.lines.copy_spans``): its
+        first register takes the parent's copy one delay earlier, or the shared line."""
+        uses = {mb: set(c) for (ln, mb), c in self.copies.items() if ln == line}
+        spans = copy_spans(uses, self.parents)
+        copies = {mb: [self.tap(line, d, mb) for d in range(lo, hi + 1)]    # every register first
+                  for mb, (lo, hi) in sorted(spans.items())}
+        for mb, copy in copies.items():
+            lo, hi = spans[mb]
+            for r, prev in zip(copy[1:], copy):
+                kept(self.m, r, prev, self.en, self.target)
+            if takes_shared(mb, (lo, hi), self.parents):
+                self.m.d.comb += copy[0].eq(self.tap(line, lo))
+            else:
+                kept(self.m, copy[0], self.copies[(line, self.parents[mb])][lo - 1], self.en,
+                     self.target)

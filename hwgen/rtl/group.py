@@ -49,6 +49,8 @@ class Group(wiring.Component):
         Pulse: the oldest problem in the array has made its last side effect.
     plan, scheduled, target, ports : read-only
         The parameters, and ``plan.ports`` of this group (``schedule.ports.GroupPorts``).
+    parents : dict
+        Member -> the member whose copy of the control lines it takes (``delay``), by prefix.
     spacing : int
         Enabled cycles between problem starts: the group's own spacing, or the plan's
         ``group_spacing`` when larger.
@@ -91,7 +93,7 @@ class Group(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         en = Signal()
-        lines = DelayLines(m, en)
+        lines = DelayLines(m, en, self.parents, self.target)
         build = Build(self, m, en, lines, Controller(m, self, lines, en), self._links(m, en))
         for name in self.scheduled.members:
             Member(build, name).compile()
@@ -101,6 +103,18 @@ class Group(wiring.Component):
         m.d.comb += en.eq(~stall)
         lines.emit()
         return m
+
+    @property
+    def parents(self):
+        """Member -> the member it receives its first link register from, earlier in the
+        wavefront (``delay.DelayLines``: control travels beside the data), by prefix."""
+        g, channels = self.scheduled, self.plan.graph.channels
+        parents = {}
+        for ch in sorted(g.links):
+            src, dst = channels[ch].producer, channels[ch].consumer
+            if src in g.skew and dst in g.skew and g.skew[src] < g.skew[dst]:
+                parents.setdefault(safe_name(dst), safe_name(src))
+        return parents
 
     def _links(self, m, en):
         """Channel -> the chain of registers a lockstep stream becomes."""

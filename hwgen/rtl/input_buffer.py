@@ -15,12 +15,13 @@ from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
-from ..schedule.host_timing import lane_split, slot_bits
+from ..schedule.host_timing import INPUT_MID_STAGES, lane_split, slot_bits
+from ..schedule.levels import READ_LATENCY
 from .arith import mux_tree, named
 from .block_ram import DP16KDMemory, uses_dp16kd
 from .replica import copies
 from .signatures import bank_port_name, bank_ports, shape_of
-from .walk import BeatWalk, SlotCounter, sub_address
+from .walk import BeatCount, BeatWalk, SlotCounter, sub_address
 
 
 class InputBuffer(wiring.Component):
@@ -104,20 +105,33 @@ class InputBuffer(wiring.Component):
         return memory.Memory(shape=shape, depth=entries, init=[])
 
     def _load(self, m, mems, sub_depth):
-        """Write beats into the slot being loaded; count the held slots, track the fresh ones."""
+        """Take beats from the host, write them into the slot being loaded; count the held
+        slots, track the fresh ones.
+
+        The host's handshake meets only a counter of the beats of a problem and the count of
+        held slots beside the port: a beat is taken only into a free slot, so the rest of the
+        write never waits. The beat and ``take`` land in registers with no enable and walk the
+        banks from there (``_write``): no enable or handshake reaches the far side of the die
+        in a cycle."""
         f, g = self._f, self._g
-        # held: slots holding a problem (loaded, maybe started, not yet consumed);
+        # held: slots holding a problem (taken, maybe started, not yet consumed);
         # fresh: the slot holds a loaded problem that has not started.
         held, fresh = Signal(range(self.slots + 1)), Signal(self.slots)
         wr_slot, next_slot, free_slot = (SlotCounter(m, self.slots, n)
                                          for n in ("wr_slot", "next_slot", "free_slot"))
         walk = BeatWalk(m, self.banking, f, g, "ld")
+        taken = BeatCount(m, walk.beats, "host")
         take, ready = Signal(), Signal(init=1)
+        landed = Signal()
+        land = Signal.like(self.host.payload, reset_less=True, name="land")
         fresh_next = Signal(self.slots)
         m.d.comb += [self.host.ready.eq(ready), take.eq(self.host.valid & ready),
                      fresh_next.eq(fresh)]
-        written, written_slot = self._write(m, mems, walk, take, wr_slot, sub_depth)
+        m.d.sync += [landed.eq(take), land.eq(self.host.payload)]
         with m.If(take):
+            taken.step()
+        written, written_slot = self._write(m, mems, walk, (landed, land), wr_slot, sub_depth)
+        with m.If(landed):
             walk.step()
             with m.If(walk.last):
                 wr_slot.advance()
@@ -131,42 +145,47 @@ class InputBuffer(wiring.Component):
         # ``ready`` and ``loaded`` are registers computed from the next state, so that the
         # host and start handshakes (rtl.top) begin at flip-flops. Slots fill and empty in
         # order, so the slot loaded next is free unless all are held.
-        held_next = held + (take & walk.last) - self.consume
+        held_next = held + (take & taken.last) - self.consume
         m.d.sync += [held.eq(held_next), fresh.eq(fresh_next),
                      ready.eq(held_next != self.slots),
                      self.loaded.eq(fresh_next.bit_select(next_slot.following(self.start), 1))]
 
-    def _write(self, m, mems, walk, take, wr_slot, sub_depth):
-        """Write each taken beat two cycles later (part of LOAD_LATENCY): its address, data and
-        each bank's write enable are registered, so that the handshake drives registers rather
-        than every memory's write enable, then registered again per bank (``rtl.replica``), so
-        that no register feeds every memory (a 12x12 ``gemm_os``: one data register fed 108
-        DP16KD blocks, 11-16 ns of routing). Returns ``(written, written_slot)``: the last beat
-        of the problem loaded into ``written_slot`` is in its memory."""
+    def _write(self, m, mems, walk, beat, wr_slot, sub_depth):
+        """Write each landed beat (``beat``: its valid and payload) ``LOAD_LATENCY - 1`` cycles
+        later: its address, data and each bank's write enable are registered beside the
+        counters that walk the banks, registered ``INPUT_MID_STAGES`` times more with no enable
+        (stages the placer may put anywhere between the host's port and the banks), then again
+        per bank (``rtl.replica``), so that no register feeds every memory (a 12x12
+        ``gemm_os``: one data register fed 108 DP16KD blocks, 11-16 ns of routing). Returns
+        ``(written, written_slot)``: the last beat of the problem loaded into ``written_slot``
+        is in its memory."""
         f, bits = self._f, self.tensor.dtype.bits
-        w_last = Signal()
-        w_slot = Signal.like(wr_slot.value, name="w_slot")
+        landed, land = beat
         ld_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
         w_addr = Signal(len(ld_addr), name="w_addr")
-        w_data = Signal.like(self.host.payload, reset_less=True, name="w_data")
-        written, written_slot = Signal(), Signal.like(w_slot, name="written_slot")
-        m.d.sync += [w_last.eq(take & walk.last), w_slot.eq(wr_slot.value),
-                     w_addr.eq(ld_addr), w_data.eq(self.host.payload),
-                     written.eq(w_last), written_slot.eq(w_slot)]
+        w_data = Signal.like(land, reset_less=True, name="w_data")
+        w_last = Signal()
+        w_slot = Signal.like(wr_slot.value, name="w_slot")
+        m.d.sync += [w_last.eq(landed & walk.last), w_slot.eq(wr_slot.value),
+                     w_addr.eq(ld_addr), w_data.eq(land)]
+        # The stages with no enable, then the copies: the last beat is written when its copy is.
+        addr_data, mid_last, mid_slot = _delayed(
+            m, [Cat(w_addr, w_data), w_last, w_slot], INPUT_MID_STAGES, "w_mid")
+        written, written_slot = _delayed(m, [mid_last, mid_slot], 1, "written")
         # One bank needs no copies (and no primitive flip-flops).
         target = self._target if len(mems) > 1 else "generic"
-        copy = [copies(m, Cat(w_addr, w_data), 1, f"w_bank{b}", target, reset=False)[0]
+        copy = [copies(m, addr_data, 1, f"w_bank{b}", target, reset=False)[0]
                 for b in range(len(mems))]
         # Lane group q's beat writes a word of the bank it falls in, one of ``walk.banks(q)``
         # (only those get a write port from it); the bank's write enable is a register,
-        # ``take & (bank == b)`` computed a cycle ahead, then delayed beside the bank's copy.
+        # ``landed & (bank == b)`` computed a cycle ahead, then delayed beside the bank's copy.
         for q in range(self.lanes // f):
             bank, reached = walk.bank(q), walk.banks(q)
             for b in sorted(reached):
                 mem = mems[b]
-                w_en, en = Signal(name=f"w_en{q}_{b}"), Signal(name=f"w_en{q}_{b}_copy")
-                m.d.sync += [w_en.eq(take & (bank == b) if len(reached) > 1 else take),
-                             en.eq(w_en)]
+                w_en = Signal(name=f"w_en{q}_{b}")
+                m.d.sync += w_en.eq(landed & (bank == b) if len(reached) > 1 else landed)
+                (en,) = _delayed(m, [w_en], INPUT_MID_STAGES + 1, f"w_en{q}_{b}")
                 addr, data = copy[b][:len(w_addr)], copy[b][len(w_addr):]
                 wp = mem.write_port()
                 m.d.comb += [wp.addr.eq(addr), wp.data.eq(data[q * f * bits:(q + 1) * f * bits]),
@@ -174,7 +193,8 @@ class InputBuffer(wiring.Component):
         return written, written_slot
 
     def _read(self, m, k, mem, sub_depth):
-        """Read port ``k`` on its bank's memory ``mem``, read data registered twice."""
+        """Read port ``k`` on its bank's memory ``mem``: data ``READ_LATENCY`` enabled cycles after
+        the address."""
         f = self._f
         port = self.read_port(k)
         addr = Value.cast(port.addr)
@@ -195,9 +215,19 @@ class InputBuffer(wiring.Component):
             with m.If(port.en):
                 m.d.sync += [s.eq(v) for s, v in zip(sel, [addr[:ceil_log2(f)]] + sel)]
             data = mux_tree(datas, sel[-1])
-        for n in range(1 if in_block else 2):
+        for n in range(READ_LATENCY - 2 if in_block else READ_LATENCY - 1):
             q = Signal(shape_of(self.tensor.dtype), reset_less=True, name=f"rd{k}_q{n}")
             with m.If(port.en):
                 m.d.sync += q.eq(data)
             data = q
         m.d.comb += port.data.eq(data)
+
+
+def _delayed(m, values, cycles, name):
+    """``values``, each ``cycles`` cycles later through registers with no enable."""
+    out = list(values)
+    for c in range(cycles):
+        regs = [Signal(len(v), name=f"{name}{k}_d{c + 1}") for k, v in enumerate(out)]
+        m.d.sync += [r.eq(v) for r, v in zip(regs, out)]
+        out = regs
+    return out

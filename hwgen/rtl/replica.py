@@ -6,7 +6,9 @@ places each copy beside its loads, and the long route moves in front of the copi
 meets fewer loads. Yosys merges flip-flops with the same input (``opt_merge``) unless the cell
 itself is marked ``keep``, and Amaranth can mark only wires, so on ``ecp5`` each copied bit is
 an ``FD1S3AX`` instance marked ``keep`` (``models/FD1S3AX.v`` stands in for it in Icarus and
-Verilator); other targets build plain registers (behaviourally the same)."""
+Verilator); other targets build plain registers (behaviourally the same). ``kept`` builds one
+such register with an enable (``FD1P3IX``, ``FD1P3AX``): a copy of a control line that travels
+from PE to PE (``rtl.delay``), which Yosys would otherwise merge back into one line."""
 from amaranth.hdl import ClockSignal, Instance, ResetSignal, Signal, Value
 
 
@@ -25,3 +27,21 @@ def copies(m, value_next, count, name, target="generic", reset=True):
             m.submodules[f"{name}_ff{k}_{i}"] = Instance(
                 "FD1S3AX", a_keep=1, i_CK=ClockSignal(), i_D=d[i], o_Q=q[i])
     return out
+
+
+def kept(m, q, d, en, target="generic"):
+    """``q`` takes ``d`` at each clock edge where ``en`` is high (and its reset value, 0, in
+    reset unless it is reset-less), as a register Yosys does not merge on ``ecp5``: an
+    ``FD1P3IX`` (clock enable, synchronous clear: the flip-flop's own reset, no LUT) or,
+    reset-less, an ``FD1P3AX``."""
+    d = Value.cast(d)
+    if target != "ecp5":
+        with m.If(en):
+            m.d.sync += q.eq(d)
+        return
+    assert q.init == 0, q
+    clear = {} if q.reset_less else {"i_CD": ResetSignal()}
+    for i in range(len(q)):
+        m.submodules[f"{q.name}_ff{i}"] = Instance(
+            "FD1P3AX" if q.reset_less else "FD1P3IX", a_keep=1, i_CK=ClockSignal(), i_SP=en,
+            i_D=d[i], o_Q=q[i], **clear)

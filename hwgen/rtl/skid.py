@@ -1,8 +1,9 @@
 """A two-entry stream buffer at every host output port whose payload registers meet no
 handshake.
 
-Every host output port passes one (``rtl.top``; input ports pass ``rtl.landing``). The two
-entries are written in turn and read in turn through a multiplexer after them, so:
+Every host output port passes one (``rtl.top``; input ports meet ``rtl.input_buffer``'s
+landing register). The two entries are written in turn and read in turn through a
+multiplexer after them, so:
 
 - a payload register's enable is one LUT of three flip-flops ("this entry is written next
   and is free"), whatever the valid and ready signals do. A host's output pins are driven by

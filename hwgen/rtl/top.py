@@ -14,7 +14,6 @@ from ..schedule.host_timing import chained
 from ..schedule.plan import Plan
 from .group import Group
 from .input_buffer import InputBuffer
-from .landing import Landing
 from .output_banks import OutputBanks
 from .output_chain import OutputChain
 from .skid import Skid
@@ -91,9 +90,7 @@ class Top(wiring.Component):
             buf = InputBuffer(t, plan.bankings[t.name], [p.bank for _, p in readers[t.name]],
                               plan.lanes[t.name], plan.slots, self.target)
             m.submodules[f"in_{t.name}"] = buf
-            land = m.submodules[f"land_{t.name}"] = Landing(buf.host.payload.shape())
-            connect(m, wiring.flipped(getattr(self, t.name)), land.i)
-            connect(m, land.o, buf.host)
+            connect(m, wiring.flipped(getattr(self, t.name)), buf.host)
             for k, (grp, port) in enumerate(readers[t.name]):
                 connect(m, getattr(grp, port.name), buf.read_port(k))
             ins.append(buf)

@@ -36,6 +36,21 @@ class SlotCounter:
         return Mux(v == self.slots - 1, 0, v + 1)
 
 
+class BeatCount:
+    """The beats of a problem counted down: ``last`` (this beat is the problem's last) is a
+    register."""
+
+    def __init__(self, m, beats, name):
+        self.m, self.beats = m, beats
+        self.left = Signal(range(beats), init=beats - 1, name=f"{name}_left")
+        self.last = Signal(init=beats == 1, name=f"{name}_last")
+
+    def step(self):
+        """Count one beat at the next clock edge (inside the caller's conditions)."""
+        self.m.d.sync += [self.left.eq(Mux(self.last, self.beats - 1, self.left - 1)),
+                          self.last.eq(Mux(self.last, self.beats == 1, self.left == 1))]
+
+
 class BeatWalk:
     """Counters walking a tensor in row-major order one beat at a time: per dimension the shard
     index and the offset inside the shard (the shard counting first in a cyclic dimension);
@@ -52,11 +67,10 @@ class BeatWalk:
             o, s = self.offset[d], self.shard[d]
             fo, gs = steps[d]
             self.wraps.append((o == banking.extent[d] - fo, s == banking.shards[d] - gs, fo, gs))
-        # 'This beat is the last one' is a register: beats left after this one count down.
         self.beats = math.prod((e // fo) * (s // gs) for e, s, (fo, gs)
                                in zip(banking.extent, banking.shards, steps))
-        self.left = Signal(range(self.beats), init=self.beats - 1, name=f"{name}_left")
-        self.last = Signal(init=self.beats == 1, name=f"{name}_last")
+        self.count = BeatCount(m, self.beats, name)
+        self.last = self.count.last
 
     def bank(self, lane_bank=0):
         """The bank of the beat's first element (plus ``lane_bank`` along the innermost
@@ -94,8 +108,7 @@ class BeatWalk:
         return a
 
     def step(self):
-        self.m.d.sync += [self.left.eq(Mux(self.last, self.beats - 1, self.left - 1)),
-                          self.last.eq(Mux(self.last, self.beats == 1, self.left == 1))]
+        self.count.step()
         carry = Const(1)
         for d in reversed(range(len(self.offset))):
             o, s = self.offset[d], self.shard[d]

@@ -18,10 +18,12 @@ from ..host import beats as shape_beats
 DRAIN_LATENCY = 3
 BANK_DRAIN_LATENCY = DRAIN_LATENCY + 1
 
-# Cycles from the host's input beat to its write: two in the landing buffer at the port
-# (``rtl.landing``), two because ``rtl.input_buffer`` registers the write, then copies it per
-# bank.
-LOAD_LATENCY = 4
+# Cycles from the host's input beat to its memory write (``rtl.input_buffer``): the beat lands
+# in a register beside the port, its write is registered beside the counters that walk the
+# banks, then ``INPUT_MID_STAGES`` times more with no enable on its way across the die, then
+# copied per bank.
+INPUT_MID_STAGES = 1
+LOAD_LATENCY = 3 + INPUT_MID_STAGES
 
 
 def range_bits(n):

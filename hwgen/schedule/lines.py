@@ -57,3 +57,41 @@ class Line:
 
 SLOT = Line(LineKind.SLOT)
 FINISH = Line(LineKind.FINISH)
+
+
+def copy_spans(uses, parents):
+    """The copies of one line the members of a group keep (``rtl.delay``): member ->
+    ``(first, last)`` delay of its copy, given the delays (>= 1) each member taps (``uses``)
+    and ``parents`` (member -> the member it takes its copy from). A copy runs from the first
+    delay the member or a child needs to the last; a child's copy starts one delay after its
+    parent's value it takes, so a parent that taps nothing may still keep a copy for its
+    children. A member without a parent, or whose copy starts at delay 1, takes the shared
+    line at its first delay."""
+    spans = {mb: [min(ds), max(ds)] for mb, ds in uses.items() if ds}
+    for mb in reversed(_parents_first(spans, parents)):     # children before their parents
+        parent = parents.get(mb)
+        if mb in spans and parent is not None and spans[mb][0] > 1:
+            need = spans[mb][0] - 1
+            lo, hi = spans.get(parent, (need, need))
+            spans[parent] = [min(lo, need), max(hi, need)]
+    return {mb: tuple(span) for mb, span in spans.items()}
+
+
+def takes_shared(member, span, parents):
+    """Whether ``member``'s copy starts from the shared line (else from its parent's copy)."""
+    return parents.get(member) is None or span[0] <= 1
+
+
+def _parents_first(members, parents):
+    """``members`` and their ancestors, every parent before its children."""
+    order, seen = [], set()
+
+    def visit(mb):
+        if mb not in seen:
+            seen.add(mb)
+            if parents.get(mb) is not None:
+                visit(parents[mb])
+            order.append(mb)
+    for mb in sorted(members):
+        visit(mb)
+    return order

@@ -91,3 +91,37 @@ def test_flag_lines_reset_and_index_and_slot_lines_do_not():
     sim.add_clock(1e-8)
     sim.add_testbench(tb)
     sim.run()
+
+
+def test_members_copies_delay_as_the_shared_line_and_come_from_their_parents():
+    """A chain a -> b -> c (c's parent b, b's parent a) and a member with no parent: every
+    copy equals the line at its delay; b's and c's first registers take their parent's copy."""
+    m = Module()
+    en, idx = Signal(), Signal(8)
+    lines = DelayLines(m, en, {"b": "a", "c": "b"})
+    line = Line.index(0)
+    lines.define(line, idx)
+    wanted = {"a": [1, 3], "b": [4], "c": [3, 6], "d": [2]}
+    taps = {(mb, k): lines.tap(line, k, mb) for mb, ks in wanted.items() for k in ks}
+    assert lines.tap(line, 0, "a") is idx
+    lines.emit()
+    # c starts at 3, so b's copy runs from 2; b's from 2 takes a's at 1, which a needs itself.
+    assert sorted(lines.copies[(line, "b")]) == [2, 3, 4]
+    assert sorted(lines.copies[(line, "a")]) == [1, 2, 3]
+    assert sorted(lines.copies[(line, "c")]) == [3, 4, 5, 6]
+    hist = []
+
+    async def tb(ctx):
+        for n, e in enumerate(ENABLES):
+            ctx.set(en, e)
+            ctx.set(idx, 10 + n)
+            for (mb, k), sig in taps.items():
+                assert ctx.get(sig) == (hist[-k] if len(hist) >= k else 0), (n, mb, k)
+            await ctx.tick()
+            if e:
+                hist.append(10 + n)
+
+    sim = Simulator(m)
+    sim.add_clock(1e-8)
+    sim.add_testbench(tb)
+    sim.run()

@@ -104,3 +104,16 @@ def test_a_group_stalls_on_fifos_to_other_groups_only():
     assert p.schedule.fifos and not _stalls(Group(p, p.schedule.groups[0]))
     _, p, group = _group(program("fifo_skew"), {"N": 4})
     assert _stalls(group)
+
+
+def test_control_travels_from_neighbour_to_neighbour():
+    """Every PE of a 4x4 gemm_os but the corner takes its control from its left or upper
+    neighbour (the PE it gets a link register from), and keeps its own copy of the lines."""
+    _, _, group = _group(example("gemm_os"), {"M": 4, "N": 4, "K": 8})
+    parents = group.parents
+    assert set(parents) == {f"pe_{i}_{j}" for i in range(4) for j in range(4)} - {"pe_0_0"}
+    for child, parent in parents.items():
+        (i, j), (pi, pj) = (tuple(map(int, n.split("_")[1:])) for n in (child, parent))
+        assert (pi, pj) in ((i, j - 1), (i - 1, j)), (child, parent)
+    text = rtlil.convert(group)
+    assert all(f"\\pe_{i}_{j}__cond_0_d" in text for i in range(4) for j in range(4))

@@ -15,9 +15,8 @@ from hwgen.schedule import READ_LATENCY
 from hwgen.schedule.host_timing import LOAD_LATENCY, padded, row_pad
 from tests.rtl.buffers import run
 
-# Cycles from the last beat's handshake to ``loaded`` (the landing buffer's two are not in
-# this test).
-WRITE_CYCLES = LOAD_LATENCY - 2
+# Cycles from the last beat's handshake to its write (then ``loaded``).
+WRITE_CYCLES = LOAD_LATENCY
 
 
 async def _read_all(ctx, dut, b, banks, slot):
