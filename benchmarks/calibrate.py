@@ -14,6 +14,7 @@ as a ``RESOURCE_MODEL`` to paste into ``hwgen/dataflow/resources.py`` (then run 
     .venv/bin/python benchmarks/calibrate.py                # measure missing points, fit, report
     .venv/bin/python benchmarks/calibrate.py --no-run       # fit and report cached points only
     .venv/bin/python benchmarks/calibrate.py --no-run --export tests/dataflow/nextpnr_ecp5.json
+    .venv/bin/python benchmarks/calibrate.py --no-run --minimax   # fit every point, worst case
 """
 import argparse
 import json
@@ -219,6 +220,24 @@ def fit(rows, kind, features, relative=True):
     return dict(zip(features, x))
 
 
+def fit_minimax(rows, kind, features, rounds=200):
+    """Like ``fit``, on every point given, reweighting each round the points the fit misses
+    most, so that the worst relative error (rather than their sum of squares) is small."""
+    import numpy as np
+    A = np.array([[r["counts"].get(f, 1) if f != "base" else 1 for f in features]
+                  for r in rows], float)
+    b = np.array([r["used"][kind] for r in rows], float)
+    w = 1 / np.maximum(b, 1)
+    scale = np.maximum(np.abs(A).max(axis=0), 1e-9)
+    extra = np.ones_like(b)
+    for _ in range(rounds):
+        x = nnls(A * (w * extra)[:, None] / scale, b * w * extra) / scale
+        err = np.abs(A @ x - b) / np.maximum(b, 1)
+        extra *= 1 + 2 * err / max(err.max(), 1e-12)
+        extra /= extra.mean()
+    return dict(zip(features, x))
+
+
 def model_source(fitted):
     """``RESOURCE_MODEL = {...}`` with the fitted coefficients, rounded, zeros left out."""
     lines = ["RESOURCE_MODEL = {"]
@@ -312,6 +331,8 @@ def main(argv=None):
     p.add_argument("--no-run", action="store_true", help="do not run Yosys/nextpnr; use the "
                    "cached measurements in results.json")
     p.add_argument("--rerun", action="store_true", help="measure every point again")
+    p.add_argument("--minimax", action="store_true", help="fit on every point (no held-out "
+                   "set), minimising the worst relative error rather than the squares")
     p.add_argument("--export", default=None, metavar="JSON", help="also write the measurements "
                    "in the compact form tests/dataflow/test_resources.py reads (e.g. "
                    "tests/dataflow/nextpnr_ecp5.json)")
@@ -363,11 +384,11 @@ def main(argv=None):
         r["resources"] = dict(c.resources)
         results.append(r)
         cached[name] = {k: v for k, v in r.items() if k not in ("set",)}
-    train = [r for r in results if r["set"] == "train"]
+    train = results if args.minimax else [r for r in results if r["set"] == "train"]
     fitted = {}
     if train:
         for kind, features in FEATURES.items():
-            fitted[kind] = fit(train, kind, features)
+            fitted[kind] = (fit_minimax if args.minimax else fit)(train, kind, features)
         for r in results:
             r["fitted"] = {kind: round(estimate(r["counts"], m)) for kind, m in fitted.items()}
     text, summary = report(results, fitted)

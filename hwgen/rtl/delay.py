@@ -44,11 +44,11 @@ class DelayLines:
 
     def tap(self, line, delay, member=None):
         """``line`` ``delay`` enabled cycles after the base: ``member``'s copy of it (see the
-        module), or the shared line when no member is given."""
+        module), or the shared line for a member without a parent or when none is given."""
         base = self.base[line]
         if delay == 0:
             return base
-        if member is not None:
+        if self.parents.get(member) is not None:
             copy = self.copies.setdefault((line, member), {})
             if delay not in copy:
                 copy[delay] = self._register(line, f"{member}__{self._label(line)}_d{delay}")

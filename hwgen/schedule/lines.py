@@ -61,16 +61,16 @@ FINISH = Line(LineKind.FINISH)
 
 def copy_spans(uses, parents):
     """The copies of one line the members of a group keep (``rtl.delay``): member ->
-    ``(first, last)`` delay of its copy, given the delays (>= 1) each member taps (``uses``)
-    and ``parents`` (member -> the member it takes its copy from). A copy runs from the first
-    delay the member or a child needs to the last; a child's copy starts one delay after its
-    parent's value it takes, so a parent that taps nothing may still keep a copy for its
-    children. A member without a parent, or whose copy starts at delay 1, takes the shared
-    line at its first delay."""
+    ``(first, last)`` delay of its copy, given the delays (>= 1) each member with a parent taps
+    (``uses``) and ``parents`` (member -> the member it takes its copy from). A member without
+    a parent (the array's corner, or every member where no links join them) taps the shared
+    line and keeps no copy. A copy runs from the first delay the member or a child needs to the
+    last; a child's copy starts one delay after the parent's value it takes, so a parent that
+    taps nothing may still keep a copy for its children."""
     spans = {mb: [min(ds), max(ds)] for mb, ds in uses.items() if ds}
     for mb in reversed(_parents_first(spans, parents)):     # children before their parents
         parent = parents.get(mb)
-        if mb in spans and parent is not None and spans[mb][0] > 1:
+        if mb in spans and not takes_shared(mb, spans[mb], parents):
             need = spans[mb][0] - 1
             lo, hi = spans.get(parent, (need, need))
             spans[parent] = [min(lo, need), max(hi, need)]
@@ -78,8 +78,10 @@ def copy_spans(uses, parents):
 
 
 def takes_shared(member, span, parents):
-    """Whether ``member``'s copy starts from the shared line (else from its parent's copy)."""
-    return parents.get(member) is None or span[0] <= 1
+    """Whether ``member``'s copy starts from the shared line (its parent has none, or it starts
+    at delay 1), else from its parent's copy."""
+    parent = parents.get(member)
+    return parent is None or parents.get(parent) is None or span[0] <= 1
 
 
 def _parents_first(members, parents):

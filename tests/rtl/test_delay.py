@@ -94,8 +94,9 @@ def test_flag_lines_reset_and_index_and_slot_lines_do_not():
 
 
 def test_members_copies_delay_as_the_shared_line_and_come_from_their_parents():
-    """A chain a -> b -> c (c's parent b, b's parent a) and a member with no parent: every
-    copy equals the line at its delay; b's and c's first registers take their parent's copy."""
+    """A chain a -> b -> c (c's parent b, b's parent a) and a member d with no parent: every
+    tap equals the line at its delay; a and d tap the shared line, b starts its copy from it,
+    c from b's copy."""
     m = Module()
     en, idx = Signal(), Signal(8)
     lines = DelayLines(m, en, {"b": "a", "c": "b"})
@@ -105,10 +106,11 @@ def test_members_copies_delay_as_the_shared_line_and_come_from_their_parents():
     taps = {(mb, k): lines.tap(line, k, mb) for mb, ks in wanted.items() for k in ks}
     assert lines.tap(line, 0, "a") is idx
     lines.emit()
-    # c starts at 3, so b's copy runs from 2; b's from 2 takes a's at 1, which a needs itself.
+    # c starts at 3, so b's copy runs from 2 (taken from the shared line: a keeps no copy).
     assert sorted(lines.copies[(line, "b")]) == [2, 3, 4]
-    assert sorted(lines.copies[(line, "a")]) == [1, 2, 3]
     assert sorted(lines.copies[(line, "c")]) == [3, 4, 5, 6]
+    assert (line, "a") not in lines.copies and (line, "d") not in lines.copies
+    assert taps[("a", 3)] is lines.tap(line, 3) and taps[("d", 2)] is lines.tap(line, 2)
     hist = []
 
     async def tb(ctx):
