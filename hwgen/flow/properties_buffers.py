@@ -163,8 +163,8 @@ def _input_buffer(m, live, buf, inside, fault):
     start, consume = Signal(name=f"{n}_start"), Signal(name=f"{n}_consume")
     m.d.comb += [buf.start.eq(start), buf.consume.eq(consume)]
     complete = take & (c.beat == count - 1)
-    # The buffer writes the last beat LOAD_LATENCY cycles later (its part of LOAD_LATENCY):
-    # only then is its problem fresh.
+    # The buffer writes the last beat LOAD_LATENCY cycles after its handshake: only then is
+    # its problem fresh.
     writing = [Signal(name=f"{n}_writing{d}") for d in range(LOAD_LATENCY)]
     m.d.sync += [w.eq(v) for w, v in zip(writing, [complete] + writing)]
     written = writing[-1]

@@ -9,8 +9,8 @@ A control value does not travel to the members on one shared line: a shared line
 ``skew + l`` drives every member on an anti-diagonal of a systolic array, a net across the
 whole die. Each member keeps its own copy of the line, taken from the copy of its *parent*, the
 member it receives a link register from (``parents``), one cycle earlier: the control travels
-beside the data, from neighbour to neighbour. A member with no parent (the array's corner)
-takes its copy from the line at the base.
+beside the data, from neighbour to neighbour (``schedule.lines.copy_spans``). A member with no
+parent (the array's corner, or every member where no links join them) taps the shared line.
 """
 from amaranth.hdl import Signal
 
