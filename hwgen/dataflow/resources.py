@@ -20,16 +20,14 @@ from ..ir.types import Sharded
 from ..schedule import READ_LATENCY
 from ..schedule.groups import link_delay
 from ..schedule.host_timing import INPUT_MID_STAGES, chained, lane_split, range_bits, slot_bits
-from ..schedule.lines import FINISH, SLOT, Line, LineKind, copy_spans, takes_shared
+from ..schedule.lines import FINISH, SLOT, Line, LineKind, copy_registers
 from ..schedule.memories import input_memory, memory_kind
 from ..schedule.shared_rows import output_memories
 from .generate import IN_TYPE, OUT_TYPE, layout
 
 # LUT and FF per structural count of ``structure`` (``base`` = 1 per design): TRELLIS_COMB
-# and TRELLIS_FF as nextpnr-ecp5 counts them on ECP5-85k. Fitted non-negative, minimising the
-# worst relative error over all points of `.venv/bin/python benchmarks/calibrate.py --minimax`
-# (39 generated GEMM / GEMV / conv2d points, nextpnr seed 1; build/calibrate/results.md; the
-# least-squares fit on its training points left held-out points at up to 23%);
+# and TRELLIS_FF as nextpnr-ecp5 counts them on ECP5-85k, fitted to all 39 GEMM / GEMV /
+# conv2d points of `benchmarks/calibrate.py --minimax` (nextpnr seed 1; worst error minimised);
 # tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
 # counted, not fitted: one multiplier per PE, and block RAMs as ``schedule.memories`` maps them.
 RESOURCE_MODEL = {
@@ -121,9 +119,8 @@ def _odd(n):
 
 
 class _Count:
-    """The counts of one ``Shape``, added up component by component. ``lines`` holds the
-    length of each shared delay line (``schedule.lines.Line``), ``uses`` the delays each PE
-    takes its own copy of a line at."""
+    """The counts of one ``Shape``, added up component by component: ``lines`` the length of
+    each shared delay line, ``uses`` the delays each PE takes its own copy of a line at."""
 
     def __init__(self, shape):
         self.shape = shape
@@ -133,16 +130,14 @@ class _Count:
         self.n = dict.fromkeys(COUNTS, 0)
         self.n["base"] = 1
         self.n["pe"] = len(shape.skew)
-        self.lines = {FINISH: shape.taps}   # shared lines -> their length
-        self.uses = {}          # line -> PE -> the delays it takes the line at
+        self.lines, self.uses = {FINISH: shape.taps}, {}    # line -> length; -> PE -> delays
         self.parent_of = self.parents()
         self.psum = {}          # PE -> bits of the partial sum it passes on
         self.muls = set()       # (signal, odd constant) multiplies in addresses
         self.sums = set()       # pipelined index sums
 
     def tap(self, line, t, pos=None):
-        """The PE at ``pos`` (None: the controller) takes ``line`` at delay ``t``: its own copy,
-        or the shared line where it has no parent."""
+        """The PE at ``pos`` (None: the controller) takes ``line`` at delay ``t``."""
         if self.parent_of.get(pos) is None:
             self.lines[line] = max(t, self.lines.get(line, 0))
         elif t > 0:
@@ -150,14 +145,11 @@ class _Count:
 
     def parents(self):
         """PE -> the neighbour whose copy of the control lines it takes (``rtl.delay``): the
-        first it gets an operand or a partial sum from."""
+        first earlier one it gets an operand or a partial sum from (multicast is no link)."""
         d, skew, out = self.design, self.shape.skew, {}
         for pos in skew:
             axes = [d.flow(a) for a in d.expr.inputs if self.got(a, pos)]
-            if d.chain is not None and pos[d.chain] > 0:
-                axes.append(d.chain)
-            # A link register joins them only where the neighbour is earlier in the wavefront
-            # (a multicast read at one skew is no link).
+            axes += [d.chain] if d.chain is not None and pos[d.chain] > 0 else []
             srcs = [back(pos, ax) for ax in axes if skew[back(pos, ax)] < skew[pos]]
             if srcs:
                 out[pos] = srcs[0]
@@ -296,14 +288,12 @@ class _Count:
     def controller(self):
         """The delay lines (to their longest taps), the problem counter, start and finish
         state, the slot counters and the loop counters."""
-        shape, parents = self.shape, self.parent_of
-        shared = dict(self.lines)
+        shape = self.shape
         for line, uses in self.uses.items():
-            for pos, span in copy_spans(uses, parents).items():
-                self.n["delay_bit"] += (span[1] - span[0] + 1) * self.line_bits(line)
-                if takes_shared(pos, span, parents):
-                    shared[line] = max(shared.get(line, 0), span[0])
-        for line, t in shared.items():
+            registers, shared = copy_registers(uses, self.parent_of)
+            self.n["delay_bit"] += registers * self.line_bits(line)
+            self.lines[line] = max(self.lines.get(line, 0), shared)
+        for line, t in self.lines.items():
             self.n["delay_bit"] += t * self.line_bits(line)
         count = max(self.design.iterations + shape.taps, shape.period)
         self.n["ctrl_bit"] += range_bits(count + 1) + 2 + 2 * slot_bits(shape.slots) + \

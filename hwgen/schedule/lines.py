@@ -77,6 +77,15 @@ def copy_spans(uses, parents):
     return {mb: tuple(span) for mb, span in spans.items()}
 
 
+def copy_registers(uses, parents):
+    """``(registers, shared)``: the delays the copies of one line hold in all (``copy_spans``),
+    and the length of shared line the copies that start from it need."""
+    spans = copy_spans(uses, parents)
+    return (sum(hi - lo + 1 for lo, hi in spans.values()),
+            max((lo for mb, (lo, hi) in spans.items() if takes_shared(mb, (lo, hi), parents)),
+                default=0))
+
+
 def takes_shared(member, span, parents):
     """Whether ``member``'s copy starts from the shared line (its parent has none, or it starts
     at delay 1), else from its parent's copy."""
