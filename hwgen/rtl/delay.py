@@ -104,11 +104,11 @@ class DelayLines:
         copies = {mb: [self.tap(line, d, mb) for d in range(lo, hi + 1)]    # every register first
                   for mb, (lo, hi) in sorted(spans.items())}
         for mb, copy in copies.items():
-            lo, hi = spans[mb]
             for r, prev in zip(copy[1:], copy):
                 kept(self.m, r, prev, self.en, self.target)
-            if takes_shared(mb, (lo, hi), self.parents):
+            lo = spans[mb][0]
+            if takes_shared(mb, spans[mb], self.parents):
                 self.m.d.comb += copy[0].eq(self.tap(line, lo))
             else:
-                kept(self.m, copy[0], self.copies[(line, self.parents[mb])][lo - 1], self.en,
-                     self.target)
+                parent = self.copies[(line, self.parents[mb])]
+                kept(self.m, copy[0], parent[lo - 1], self.en, self.target)
