@@ -13,7 +13,7 @@ from amaranth.hdl import Assert, Assume, Cat, Const, Fragment, Module, Mux, Sign
 from amaranth.utils import ceil_log2
 
 from ..rtl.output_banks import OutputBanks
-from ..rtl.output_chain import OutputChain
+from ..rtl.output_chain import OutputChain, chain_lead
 from ..rtl.signatures import shape_of
 from ..schedule import plan
 from ..schedule.host_timing import DRAIN_LATENCY, beats, chained, drain_latency, slot_bits
@@ -48,7 +48,7 @@ def output_buffers(graph, lanes=1, fault=False):
         banking = p.bankings[t.name]
         writers = bank_ports(p, t.name, "writes")
         if chained(banking):
-            buf = OutputChain(t, banking, writers, p.lanes[t.name], p.slots)
+            buf = OutputChain(t, banking, writers, p.lanes[t.name], p.slots, lead=chain_lead(p))
         else:
             buf = _ProbedBanks(t, banking, writers, p.lanes[t.name], p.slots,
                                t.name in p.shared_rows)
@@ -88,6 +88,11 @@ def _output_buffer(m, live, buf, inside, timed, fault):
     n, slots = buf.tensor.name, buf.slots
     start, commit = Signal(name=f"{n}_start"), Signal(name=f"{n}_commit")
     m.d.comb += [buf.start.eq(start), buf.commit.eq(commit)]
+    decided = commit                # the input the solver picks: a cycle ahead with lead 2
+    if getattr(buf, "lead", 1) == 2:
+        decided = Signal(name=f"{n}_commit_next")
+        m.d.comb += buf.commit_next.eq(decided)
+        m.d.sync += commit.eq(decided)
     running = Signal(range(slots + 2), name=f"{n}_running")     # started, not committed
     oldest, newest = Signal(range(slots), name=f"{n}_oldest"), \
         Signal(range(slots), name=f"{n}_next")
@@ -107,7 +112,7 @@ def _output_buffer(m, live, buf, inside, timed, fault):
     advance(m, draining, slots, drained)
     track = _output_track(m, live, buf, (start, commit, running, newest, pending),
                           (take, beat, drained))
-    ports += [start, commit]
+    ports += [start, decided]
     for k, bank in enumerate(buf.writers):
         port = buf.write_port(k)
         ports += free_inputs(port.en, port.addr, port.slot, port.data)
@@ -182,24 +187,26 @@ def _chain_invariants(m, live, buf, inside, t, counters):
 def _output_host(m, live, buf, commit, fault):
     """The host draining ``buf``: ``(take, beat, pending, drained, free inputs)``. The fault:
     once, the buffer sees ``ready`` while the host is not ready, and the beat is lost. An
-    ``OutputChain`` hears ``ready`` a cycle ahead (``ready_next``), from a flip-flop as
-    ``rtl.top``'s skid register drives it; its fault is hearing ``ready`` that does not come."""
+    ``OutputChain`` hears ``ready`` ``lead`` cycles ahead (``ready_ahead``), as ``rtl.top``'s
+    skid announces it; its fault is hearing ``ready`` that does not come."""
     n, count = buf.tensor.name, beats(buf.tensor, buf.lanes)
     ready, lost = Signal(name=f"{n}_ready"), Signal(name=f"{n}_lost")
     ahead = isinstance(buf, OutputChain)
     if ahead:
-        ready_next = Signal(name=f"{n}_ready_next")
-        m.d.sync += ready.eq(ready_next)
+        ready_ahead = later = Signal(name=f"{n}_ready_ahead")
+        for k in range(buf.lead):
+            later = previous(m, later, f"{n}_ready_in{buf.lead - 1 - k}")
+        m.d.comb += ready.eq(later)
     if fault:
         first = Signal(init=1, name=f"{n}_first")
-        m.d.comb += lost.eq(first & (~ready_next if ahead else buf.host.valid & ~ready))
+        m.d.comb += lost.eq(first & (~ready_ahead if ahead else buf.host.valid & ~ready))
         with m.If(lost):
             m.d.sync += first.eq(0)
     if ahead:
-        m.d.comb += [buf.host.ready.eq(ready), buf.ready_next.eq(ready_next | lost)]
+        m.d.comb += [buf.host.ready.eq(ready), buf.ready_ahead.eq(ready_ahead | lost)]
     else:
         m.d.comb += buf.host.ready.eq(ready | lost)
-    free = [ready_next if ahead else ready]
+    free = [ready_ahead if ahead else ready]
     take, drained = Signal(name=f"{n}_take"), Signal(name=f"{n}_drained")
     beat = Signal(range(max(2, count)), name=f"{n}_beat")
     pending = Signal(range(buf.slots + 2), name=f"{n}_pending")  # committed, not drained

@@ -64,6 +64,8 @@ class Controller:
         ready, last = Signal(init=1), max(total, spacing) - 1
         m.d.comb += [group.accept.eq(en & ready),
                      group.finished.eq(lines.tap(FINISH, g.taps) & en)]
+        if group.announces_finish:          # ``en`` is 1: the line moves every cycle
+            m.d.comb += group.finished_next.eq(lines.tap(FINISH, g.taps - 1))
         with m.If(group.start):
             m.d.sync += [running.eq(1), count.eq(0), self.seg.eq(0),
                          self.slot.eq(slot_next.value), ready.eq(spacing <= 1)]

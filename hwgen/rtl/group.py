@@ -47,6 +47,9 @@ class Group(wiring.Component):
         its iterations and is far enough ahead (``spacing``).
     finished : Out(1)
         Pulse: the oldest problem in the array has made its last side effect.
+    finished_next : Out(1)
+        Only for a group that never stalls (no FIFO ports) and has a tap: ``finished`` in the
+        next cycle (``output_chain.OutputChain`` decides its load that far ahead).
     plan, scheduled, target, ports : read-only
         The parameters, and ``plan.ports`` of this group (``schedule.ports.GroupPorts``).
     parents : dict
@@ -67,6 +70,8 @@ class Group(wiring.Component):
         self._ports = plan.ports[scheduled.name]
         self._spacing = max(scheduled.spacing, plan.group_spacing or 0)
         members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
+        if self.announces_finish:
+            members["finished_next"] = Out(1)
         for port in self._ports.ports:
             members[port.name] = Out(self._signature(port))
         super().__init__(members)
@@ -76,6 +81,11 @@ class Group(wiring.Component):
     target = property(lambda self: self._target)
     ports = property(lambda self: self._ports)
     spacing = property(lambda self: self._spacing)
+
+    @property
+    def announces_finish(self):
+        """The group has ``finished_next`` (`announces_finish`)."""
+        return announces_finish(self._plan, self._scheduled)
 
     def _signature(self, port):
         graph = self.plan.graph
@@ -140,3 +150,10 @@ class Build:
     links: dict                 # channel -> link registers
     stall_terms: list = field(default_factory=list)     # a blocked FIFO op stalls the group
     driven: set = field(default_factory=set)            # shared read ports already driven
+
+
+def announces_finish(plan, scheduled):
+    """Whether the group ``scheduled`` of ``plan`` knows a cycle ahead that it finishes: it
+    never stalls (no FIFO ports), and its finish is a register (it has a tap)."""
+    return scheduled.taps >= 1 and \
+        not any(isinstance(p, FifoPort) for p in plan.ports[scheduled.name].ports)

@@ -3,21 +3,35 @@ registers, and a second set of registers forms a shift chain in row-major order.
 problem moves into the chain in one cycle and drains, ``lanes`` elements per beat, while the
 next problem computes.
 
-Every chain register's enable and select come straight from flip-flops: the chain decides a
-cycle ahead whether it shifts, from ``ready_next``, the value the host's ``ready`` takes in the
-next cycle (``rtl.top`` drains the chain through ``skid.Skid``, whose ``ready`` is a
-register). An 8x8 ``gemm_os`` has 1,408 chain registers; with ``take = valid & ready`` in
-front of their enable, that net was the critical path. The load and shift registers are
-copied (``rtl.replica``), one copy per ``LOADS_PER_COPY`` chain bits: a 12x12 ``gemm_os``'s
-single load register drove 4,608 chain bits, 13.6 ns of routing across the die."""
+Every chain register's enable and select come straight from flip-flops: the chain decides
+``lead`` cycles ahead whether it loads and shifts, from ``ready_ahead``, the value the host's
+``ready`` takes ``lead`` cycles later (``rtl.top`` drains the chain through ``skid.Skid``,
+which announces it), and, with ``lead = 2``, from ``commit_next``, the commit of the next
+cycle (``rtl.top`` has it when a single group never stalls). An 8x8 ``gemm_os`` has 1,408
+chain registers; with ``take = valid & ready`` in front of their enable, that net was the
+critical path. The load and shift registers are copied (``rtl.replica``), one copy per
+``LOADS_PER_COPY`` chain bits: a 12x12 ``gemm_os``'s single load register drove 4,608 chain
+bits, 13.6 ns of routing across the die. With ``lead = 1`` the decision (a LUT) drives the
+copies, all 72 of them at 12x12, across the die; with ``lead = 2`` it drives a few first
+copies, each of which drives a few of the last: two short hops instead of one long one."""
+from types import SimpleNamespace
+
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib.wiring import In
 
+from .group import announces_finish
 from .output_buffer import OutputBuffer
-from .replica import copies
+from .replica import copies, copies_ahead
 from .signatures import shape_of
 
 LOADS_PER_COPY = 64
+
+
+def chain_lead(plan):
+    """The ``lead`` ``rtl.top`` gives its output chains: 2 when a single group announces its
+    finish a cycle ahead (``group.announces_finish``), else 1."""
+    groups = plan.schedule.groups
+    return 2 if len(groups) == 1 and announces_finish(plan, groups[0]) else 1
 
 
 class OutputChain(OutputBuffer):
@@ -26,14 +40,18 @@ class OutputChain(OutputBuffer):
 
     Attributes
     ----------
-    ready_next : In(1)
-        The value ``host.ready`` takes in the next cycle: ``host.ready`` must be a register
-        and this its next state (``skid.Skid.i_ready_next``).
+    ready_ahead : In(1)
+        The value ``host.ready`` takes ``lead`` cycles later (``skid.Skid.i_ready_ahead``).
+    commit_next : In(1)
+        With ``lead = 2`` only: the value ``commit`` takes in the next cycle.
     """
 
-    def __init__(self, tensor, banking, writers, lanes=1, slots=2, target="generic"):
-        super().__init__(tensor, banking, writers, lanes, slots, {"ready_next": In(1)})
-        self._target = target
+    def __init__(self, tensor, banking, writers, lanes=1, slots=2, target="generic", lead=1):
+        if lead not in (1, 2):
+            raise ValueError(f"an output chain decides 1 or 2 cycles ahead, not {lead}")
+        members = {"ready_ahead": In(1)} | ({"commit_next": In(1)} if lead == 2 else {})
+        super().__init__(tensor, banking, writers, lanes, slots, members)
+        self._target, self.lead = target, lead
 
     def elaborate(self, platform):
         m = Module()
@@ -42,10 +60,15 @@ class OutputChain(OutputBuffer):
         banks = [Signal(shape, reset_less=True, name=f"bank{b}") for b in range(n)]
         chain = [Signal(shape, reset_less=True, name=f"chain{b}") for b in range(n)]
         self._registers(m, banks)
-        full, busy = Signal(), Signal()
-        beats = n // lanes
-        sent = Signal(range(beats + 1))
-        take, load = Signal(), Signal()
+        lead2 = self.lead == 2
+        fsm = self._decide(m, self.commit_next if lead2 else self.commit, "_a" if lead2 else "")
+        # The state in real time: with ``lead = 2`` the state machine runs a cycle ahead.
+        if lead2:
+            busy, sent = Signal(name="busy"), Signal.like(fsm.sent, name="sent")
+            m.d.sync += [busy.eq(fsm.busy), sent.eq(fsm.sent)]
+            full_next, busy_next = fsm.full, fsm.busy
+        else:
+            busy, full_next, busy_next = fsm.busy, fsm.full_next, fsm.busy_next
         # The banks are free for the next problem once the last result has moved into the
         # chain (or moves this cycle). If a problem is still in flight, the chain must also be
         # idle, so that this problem moves into the chain as soon as it commits, before the next
@@ -54,34 +77,44 @@ class OutputChain(OutputBuffer):
         # (rtl.top) begins at flip-flops: ``(~full | load) & ((in_flight == 0) | ~busy)`` is
         # ``~busy | (~full & (in_flight == 0))`` since ``load`` is ``full & ~busy``, and
         # without a commit (which ``~full`` implies) ``in_flight_next == 0`` is
-        # ``~start & idle``. ``idle`` (no problem in flight) and ``final`` (the beat being sent
-        # is the last) are registers, so that ``space`` is a few LUTs from flip-flops.
+        # ``~start & idle``. ``idle`` (no problem in flight) is a register, so that ``space``
+        # is a few LUTs from flip-flops.
         in_flight = Signal(range(self.slots + 2))
-        in_flight_next, full_next, busy_next = Signal.like(in_flight), Signal(), Signal()
-        load_next, take_next = Signal(), Signal()
-        space, idle, final = Signal(init=1), Signal(init=1), Signal()
+        in_flight_next = Signal.like(in_flight)
+        space, idle = Signal(init=1), Signal(init=1)
         m.d.comb += [self.space.eq(space),
                      self.host.valid.eq(busy),
                      self.host.payload.eq(Cat(*chain[:lanes])),
-                     in_flight_next.eq(in_flight + self.start - self.commit),
-                     # A problem may commit in the cycle the previous one moves into the chain.
-                     full_next.eq(self.commit | (full & ~load)),
-                     busy_next.eq(load | (busy & ~(take & final))),
-                     load_next.eq(full_next & ~busy_next),
-                     take_next.eq(busy_next & self.ready_next)]
-        # ``load`` (``full & ~busy``), ``take`` (``host.valid & host.ready``) and the chain's
-        # enable ``shift`` (``load | take``) are registers computed from the next state; the
-        # chain's load and shift are copies of them, one per ``per_copy`` banks.
-        m.d.sync += [in_flight.eq(in_flight_next), full.eq(full_next), busy.eq(busy_next),
-                     load.eq(load_next), take.eq(take_next),
-                     idle.eq(in_flight_next == 0),
+                     in_flight_next.eq(in_flight + self.start - self.commit)]
+        m.d.sync += [in_flight.eq(in_flight_next), idle.eq(in_flight_next == 0),
                      space.eq(~busy_next | (~full_next & ~self.start & idle))]
-        self._steer(m, banks, chain, load_next, load_next | take_next)
-        with m.If(load):
-            m.d.sync += [sent.eq(0), final.eq(beats == 1)]
-        with m.Elif(take):
-            m.d.sync += [sent.eq(sent + 1), final.eq(sent == beats - 2)]
+        self._steer(m, banks, chain, fsm.load_next, fsm.load_next | fsm.take_next)
         return m
+
+    def _decide(self, m, commit, suffix):
+        """The state machine that decides what the chain does, fed ``commit`` and
+        ``ready_ahead`` (``lead - 1`` cycles ahead of the chain): the banks hold a problem that
+        waits (``full``), the chain holds one being sent (``busy``), the beat being sent
+        (``sent``; ``final``: it is the last); ``load_next`` and ``take_next``: the chain loads,
+        and a beat leaves, ``lead`` cycles later."""
+        names = "full busy load take final full_next busy_next load_next take_next".split()
+        s = SimpleNamespace(**{k: Signal(name=k + suffix) for k in names})
+        beats = self.banking.banks // self.lanes
+        s.sent = Signal(range(beats + 1), name="sent" + suffix)
+        m.d.comb += [# A problem may commit in the cycle the previous one moves into the chain.
+                     s.full_next.eq(commit | (s.full & ~s.load)),
+                     s.busy_next.eq(s.load | (s.busy & ~(s.take & s.final))),
+                     s.load_next.eq(s.full_next & ~s.busy_next),
+                     s.take_next.eq(s.busy_next & self.ready_ahead)]
+        # ``load`` (``full & ~busy``), ``take`` (``host.valid & host.ready``) and the chain's
+        # enable ``shift`` (``load | take``) are registers computed from the next state.
+        m.d.sync += [s.full.eq(s.full_next), s.busy.eq(s.busy_next),
+                     s.load.eq(s.load_next), s.take.eq(s.take_next)]
+        with m.If(s.load):
+            m.d.sync += [s.sent.eq(0), s.final.eq(beats == 1)]
+        with m.Elif(s.take):
+            m.d.sync += [s.sent.eq(s.sent + 1), s.final.eq(s.sent == beats - 2)]
+        return s
 
     def _registers(self, m, banks):
         """Each bank register takes what its write ports write."""
@@ -92,12 +125,13 @@ class OutputChain(OutputBuffer):
 
     def _steer(self, m, banks, chain, load_next, shift_next):
         """The chain: it loads the banks or shifts by ``lanes``, under copies of the load and
-        shift registers, one per ``LOADS_PER_COPY`` chain bits."""
+        shift decisions ``lead`` cycles later, one per ``LOADS_PER_COPY`` chain bits."""
         n, lanes = len(chain), self.lanes
         per_copy = max(1, LOADS_PER_COPY // len(chain[0]))
         count = -(-n // per_copy)
-        loads = copies(m, load_next, count, "load", self._target)
-        shifts = copies(m, shift_next, count, "shift", self._target)
+        make = copies if self.lead == 1 else copies_ahead
+        loads = make(m, load_next, count, "load", self._target)
+        shifts = make(m, shift_next, count, "shift", self._target)
         for b in range(n):
             with m.If(shifts[b // per_copy]):
                 with m.If(loads[b // per_copy]):

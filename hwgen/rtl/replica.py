@@ -9,6 +9,8 @@ an ``FD1S3AX`` instance marked ``keep`` (``models/FD1S3AX.v`` stands in for it i
 Verilator); other targets build plain registers (behaviourally the same). ``kept`` builds one
 such register with an enable (``FD1P3IX``, ``FD1P3AX``): a copy of a control line that travels
 from PE to PE (``rtl.delay``), which Yosys would otherwise merge back into one line."""
+import math
+
 from amaranth.hdl import ClockSignal, Instance, ResetSignal, Signal, Value
 
 
@@ -27,6 +29,17 @@ def copies(m, value_next, count, name, target="generic", reset=True):
             m.submodules[f"{name}_ff{k}_{i}"] = Instance(
                 "FD1S3AX", a_keep=1, i_CK=ClockSignal(), i_D=d[i], o_Q=q[i])
     return out
+
+
+def copies_ahead(m, value_next, count, name, target="generic"):
+    """``count`` registers that each take ``value_next`` two cycles later (0 in reset): a
+    first rank of about ``sqrt(count)`` copies, each the input of as many copies of the second
+    rank. Every copy has a few loads, so that the decision travels across the die in two hops
+    (``output_chain``)."""
+    first = copies(m, value_next, math.isqrt(count - 1) + 1, name, target)
+    per = -(-count // len(first))
+    return [q for k, f in enumerate(first)
+            for q in copies(m, f, per, f"{name}{k}", target, reset=False)][:count]
 
 
 def kept(m, q, d, en, target="generic"):

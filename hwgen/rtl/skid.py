@@ -1,64 +1,81 @@
-"""A two-entry stream buffer at every host output port whose payload registers meet no
-handshake.
+"""A stream buffer at every host output port whose payload registers meet no handshake.
 
 Every host output port passes one (``rtl.top``; input ports meet ``rtl.input_buffer``'s
-landing register). The two entries are written in turn and read in turn through a
+counters). Its entries (``lead + 1``, rounded up to a power of two) are written in turn and read in turn through a
 multiplexer after them, so:
 
-- a payload register's enable is one LUT of three flip-flops ("this entry is written next
-  and is free"), whatever the valid and ready signals do. A host's output pins are driven by
-  the read multiplexer, whose select is a flip-flop. The host's ``valid`` and ``ready`` reach
-  only the few flag registers, never a register of every payload bit (a 12x12 ``gemm_os``:
-  its 328 pins ring the chip, and a register of every payload bit beside its pin put 12 ns of
-  routing between the pins and the handshake logic);
-- ``i.ready`` ('not full') and ``o.valid`` ('not empty') are flip-flops, so the host's
-  ``ready`` reaches an output buffer only through a register: without it, ``ready`` fed the
-  enable of every register of an output chain (8x8: 1,408 loads after two LUTs).
+- a payload register's enable is one LUT of a few flip-flops ("this entry is written next
+  and ``i.ready``"), whatever the host does. A host's output pins are driven by the read
+  multiplexer, whose select is a flip-flop. The host's ``valid`` and ``ready`` reach only the
+  few flag registers, never a register of every payload bit (a 12x12 ``gemm_os``: its 328
+  pins ring the chip, and a register of every payload bit beside its pin put 12 ns of routing
+  between the pins and the handshake logic);
+- ``i.ready`` is a flip-flop, announced ``lead`` cycles ahead (``i_ready_ahead``): it promises
+  a free entry for any beat written in the next ``lead`` cycles, so a producer may decide
+  ``lead`` cycles ahead whether it sends (``output_chain.OutputChain``: its shift enable, one
+  flip-flop per group of chain registers across the die). With ``lead = 1`` this is 'not
+  full'; without a register there, the host's ``ready`` fed the enable of every register of an
+  output chain (8x8: 1,408 loads after two LUTs).
 
 Full throughput, one cycle of latency (``schedule.host_timing`` counts it in
 ``DRAIN_LATENCY``).
 """
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Array, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
 
 
 class Skid(wiring.Component):
-    """``i`` -> ``o`` through two registers written and read in turn.
+    """``i`` -> ``o`` through registers written and read in turn.
 
     Parameters
     ----------
     shape : shape-like
         The payload.
+    lead : int
+        Cycles by which ``i.ready`` is announced (1 or more).
 
     Attributes
     ----------
-    i_ready_next : Out(1)
-        The value ``i.ready`` takes in the next cycle, for a producer that registers what it
-        will send (``output_chain.OutputChain``: its shift enable).
+    i_ready_ahead : Out(1)
+        The value ``i.ready`` takes ``lead`` cycles later, for a producer that registers what
+        it will send that far ahead.
     """
 
-    def __init__(self, shape):
+    def __init__(self, shape, lead=1):
+        if lead < 1:
+            raise ValueError(f"a skid announces its ready at least a cycle ahead, not {lead}")
+        self.lead = lead
         super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape)),
-                          "i_ready_next": Out(1)})
+                          "i_ready_ahead": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
+        # At least lead + 1 entries, a power of two: every value of the pointers is an entry,
+        # so that every state is safe (an inductive proof visits them all).
+        n = 1 << ceil_log2(self.lead + 1)
         entries = [Signal.like(self.i.payload, name=f"entry{x}", reset_less=True)
-                   for x in range(2)]
-        read, full = Signal(), Signal()                # the entry read next; both hold a beat
-        # The entry written next follows from the others, so that every state of the three
-        # flip-flops is safe (an inductive proof visits them all): a free entry takes the input
-        # in every cycle, and holds a beat once ``write`` moves on.
-        write = read ^ self.o.valid
+                   for x in range(n)]
+        # The beats held: none unless ``o.valid``, else ``filled + 1``; every value is a count.
+        read, filled = Signal(range(n)), Signal(range(n))
+        count = Mux(self.o.valid, filled + 1, 0)
+        write = (read + count)[:len(read)]          # the entry after the last one held
+        # ``refused[k]``: ``i.ready`` is low ``k`` cycles from now (0 .. lead - 1), already
+        # announced; every cycle it is high may still bring a beat.
+        refused = [Signal(name=f"refused{k}") for k in range(self.lead)]
         written = self.i.valid & self.i.ready
         taken = self.o.valid & self.o.ready
-        count_next = self.o.valid + full + written - taken
-        m.d.comb += [self.i.ready.eq(~full), self.i_ready_next.eq(count_next != 2),
-                     self.o.payload.eq(Mux(read, entries[1], entries[0]))]
-        m.d.sync += [full.eq(count_next == 2), self.o.valid.eq(count_next != 0),
-                     read.eq(read ^ taken)]
+        count_next = count + written - taken
+        ready_ahead = count_next + sum(~r for r in refused[1:]) < n
+        m.d.comb += [self.i.ready.eq(~refused[0]), self.i_ready_ahead.eq(ready_ahead),
+                     self.o.payload.eq(Array(entries)[read])]
+        m.d.sync += [filled.eq(count_next - 1), self.o.valid.eq(count_next != 0)]
+        m.d.sync += [r.eq(after) for r, after in zip(refused, refused[1:] + [~ready_ahead])]
+        with m.If(taken):
+            m.d.sync += read.eq(read + 1)
+        # The entry written next is free whenever ``i.ready`` is high: it takes the input.
         for x, entry in enumerate(entries):
-            with m.If(~full & (write == x)):
+            with m.If(self.i.ready & (write == x)):
                 m.d.sync += entry.eq(self.i.payload)
         return m

@@ -15,7 +15,7 @@ from ..schedule.plan import Plan
 from .group import Group
 from .input_buffer import InputBuffer
 from .output_banks import OutputBanks
-from .output_chain import OutputChain
+from .output_chain import OutputChain, chain_lead
 from .skid import Skid
 from .target import check_target
 
@@ -97,16 +97,18 @@ class Top(wiring.Component):
         for t in graph.outputs:
             args = (t, plan.bankings[t.name], [p.bank for _, p in writers[t.name]],
                     plan.lanes[t.name], plan.slots)
+            lead = 1
             if chained(plan.bankings[t.name]):
-                buf = OutputChain(*args, target=self.target)
+                buf = OutputChain(*args, target=self.target, lead=chain_lead(plan))
+                lead = buf.lead
             else:
                 buf = OutputBanks(*args, shared_rows=t.name in plan.shared_rows)
             m.submodules[f"out_{t.name}"] = buf
-            skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape())
+            skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape(), lead)
             connect(m, buf.host, skid.i)
             connect(m, skid.o, wiring.flipped(getattr(self, t.name)))
             if isinstance(buf, OutputChain):
-                m.d.comb += buf.ready_next.eq(skid.i_ready_next)
+                m.d.comb += buf.ready_ahead.eq(skid.i_ready_ahead)
             for k, (grp, port) in enumerate(writers[t.name]):
                 connect(m, getattr(grp, port.name), buf.write_port(k))
             outs.append(buf)
@@ -147,6 +149,8 @@ class Top(wiring.Component):
                 pending.append((n != 0) | g.finished)
             m.d.comb += finish.eq(Cat(*pending).all())
         m.d.comb += [b.consume.eq(finish) for b in ins] + [b.commit.eq(finish) for b in outs]
+        m.d.comb += [b.commit_next.eq(groups[0].finished_next)
+                     for b in outs if getattr(b, "lead", 1) == 2]
 
 
 def fifo_instance(n):

@@ -11,23 +11,23 @@ def run(dut, tb):
 
 async def drain_pattern(ctx, dut, n, pattern=lambda i: True):
     """Take ``n`` beats from ``dut.host``, ready on the cycles where ``pattern(i)`` holds. A
-    buffer with ``ready_next`` (``OutputChain``) hears each cycle's ``ready`` a cycle ahead,
-    as ``rtl.top``'s skid register announces it; its beats must not leave before or after."""
-    ahead = hasattr(dut, "ready_next")
-    got, i = [], -1 if ahead else 0        # the first cycle only announces pattern(0)
+    buffer with ``ready_ahead`` (``OutputChain``) hears each cycle's ``ready`` ``lead`` cycles
+    ahead, as ``rtl.top``'s skid announces it; its beats must not leave before or after."""
+    lead = dut.lead if hasattr(dut, "ready_ahead") else 0
+    got, i = [], -lead                      # the first cycles only announce pattern(0 ..)
     while len(got) < n:
         ready = i >= 0 and pattern(i)
         ctx.set(dut.host.ready, ready)
-        if ahead:
-            ctx.set(dut.ready_next, pattern(i + 1))
+        if lead:
+            ctx.set(dut.ready_ahead, pattern(i + lead))
         _, _, valid, payload = await ctx.tick().sample(dut.host.valid, dut.host.payload)
         if valid and ready:
             got.append(payload)
         i += 1
-    if ahead:                               # keep the announced ready for one more cycle
-        ctx.set(dut.host.ready, pattern(i))
-        ctx.set(dut.ready_next, 0)
+    for k in range(lead):                   # keep the announced ready for its cycles
+        ctx.set(dut.host.ready, pattern(i + k))
+        ctx.set(dut.ready_ahead, 0)
         _, _, valid = await ctx.tick().sample(dut.host.valid)
-        assert not (valid and pattern(i)), "a beat left after the last one"
+        assert not (valid and pattern(i + k)), "a beat left after the last one"
     ctx.set(dut.host.ready, 0)
     return got

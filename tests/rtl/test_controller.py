@@ -16,14 +16,15 @@ PREDS = [(), (Pred("first", 0),), (Pred("last", 0),), (Pred("first", 1),), (Pred
          (Pred("first", 0), Pred("last", 1))]
 
 
-def _build(structure, taps, spacing, slots=3):
+def _build(structure, taps, spacing, slots=3, announces=False):
     iterations = sum(len(list(itertools.product(*map(range, t)))) for t in structure)
     group = Group("g0", ["a"], {"a": 0}, structure=structure, iterations=iterations, taps=taps)
     m = Module()
     # The component's side of the controller: its group, the plan's slots, the spacing, the
-    # handshake ports; the enable.
+    # handshake ports (``finished_next`` if it ``announces_finish``: it never stalls); the enable.
     ports = SimpleNamespace(scheduled=group, plan=SimpleNamespace(slots=slots), spacing=spacing,
-                            en=Signal(), start=Signal(), accept=Signal(), finished=Signal())
+                            en=Signal(), start=Signal(), accept=Signal(), finished=Signal(),
+                            announces_finish=announces, finished_next=Signal())
     lines = DelayLines(m, ports.en)
     ctl = Controller(m, ports, lines, ports.en)
     conds = {(gi, p): lines.tap(ctl.cond(gi, p), 0) for gi, t in enumerate(structure)
@@ -88,8 +89,8 @@ def test_one_problem_walks_the_iteration_space_and_holds_while_disabled(structur
 def test_back_to_back_problems_advance_the_slot_and_finish_each():
     structure, taps, slots = ((2, 3),), 2, 3
     spacing = 6                                     # the iterations: a start on the last one
-    m, group, ports, ctl, _ = _build(structure, taps, spacing, slots)
-    starts, slots_seen, valid, finished = [], [], [], []
+    m, group, ports, ctl, _ = _build(structure, taps, spacing, slots, announces=True)
+    starts, slots_seen, valid, finished, finished_next = [], [], [], [], []
 
     async def tb(ctx):
         ctx.set(ports.en, 1)
@@ -100,6 +101,7 @@ def test_back_to_back_problems_advance_the_slot_and_finish_each():
                 starts.append(cycle)
             valid.append(ctx.get(ctl.valid0))
             finished.append(ctx.get(ports.finished))
+            finished_next.append(ctx.get(ports.finished_next))
             await ctx.tick()
             if start:
                 slots_seen.append(ctx.get(ctl.slot))
@@ -109,6 +111,7 @@ def test_back_to_back_problems_advance_the_slot_and_finish_each():
     assert slots_seen == [0, 1, 2, 0]               # modulo slots, one per start
     assert valid == [0] + [1] * 24 + [0] * (len(valid) - 25)
     assert [k for k, f in enumerate(finished) if f] == [s + 6 + taps for s in starts]
+    assert finished_next[:-1] == finished[1:]       # announced a cycle ahead
 
 
 def test_a_single_slot_stays_zero():

@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The chained output buffer: one element per bank, a shift chain to the host."""
 import pytest
 
@@ -9,10 +10,10 @@ from hwgen.rtl.output_chain import OutputChain
 from tests.rtl.buffers import drain_pattern, run
 
 
-@pytest.mark.parametrize("lanes", [1, 2])
-def test_chained_output_drains_while_the_next_problem_is_written(lanes):
+@pytest.mark.parametrize("lanes,lead", [(1, 1), (2, 1), (1, 2), (2, 2)])
+def test_chained_output_drains_while_the_next_problem_is_written(lanes, lead):
     t = Tensor("C", int32[2, 2] @ [S(0), S(1)])
-    dut = OutputChain(t, banking(t, (2, 2)), writers=[0, 1, 2, 3], lanes=lanes)
+    dut = OutputChain(t, banking(t, (2, 2)), writers=[0, 1, 2, 3], lanes=lanes, lead=lead)
     problems = [[-5, 7, 100000, -1], [1, 2, 3, 4]]
     got = []
 
@@ -25,8 +26,12 @@ def test_chained_output_drains_while_the_next_problem_is_written(lanes):
             port = dut.write_port(k)
             ctx.set(port.en, 1)
             ctx.set(port.data, v)
+            if lead == 2 and k == len(values) - 1:
+                ctx.set(dut.commit_next, 1)         # the commit, announced a cycle ahead
             await ctx.tick()
             ctx.set(port.en, 0)
+        if lead == 2:
+            ctx.set(dut.commit_next, 0)
         ctx.set(dut.commit, 1)
         await ctx.tick()
         ctx.set(dut.commit, 0)
@@ -42,3 +47,9 @@ def test_chained_output_drains_while_the_next_problem_is_written(lanes):
 
     run(dut, tb)
     assert got == problems[0] + problems[1]
+
+
+def test_a_chain_decides_one_or_two_cycles_ahead():
+    t = Tensor("C", int32[2, 2] @ [S(0), S(1)])
+    with pytest.raises(ValueError, match="1 or 2 cycles ahead, not 3"):
+        OutputChain(t, banking(t, (2, 2)), writers=[0, 1, 2, 3], lead=3)

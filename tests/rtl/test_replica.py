@@ -9,13 +9,13 @@ import subprocess
 
 import pytest
 from amaranth.back import verilog
-from amaranth.hdl import Cat, ClockDomain, Module
+from amaranth.hdl import Cat, ClockDomain, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 from hwgen.flow import tools
-from hwgen.rtl.replica import copies
+from hwgen.rtl.replica import copies, copies_ahead
 from hwgen.rtl.target import sim_models
 
 COUNT, WIDTH = 3, 16
@@ -65,6 +65,30 @@ def test_copies_follow_the_value_one_cycle_late_in_simulation():
     sim.add_testbench(bench)
     sim.run()
     assert seen == expected()
+
+
+def test_copies_ahead_follow_the_value_two_cycles_late_from_a_few_first_copies():
+    m = Module()
+    v = Signal()
+    q = copies_ahead(m, v, 10, "c")
+    assert len(q) == 10 and len({id(s) for s in q}) == 10
+    rng = random.Random(5)
+    values = [rng.random() < 0.5 for _ in range(60)]
+    seen = []
+
+    async def bench(ctx):
+        for x in values:
+            ctx.set(v, x)
+            seen.append([ctx.get(s) for s in q])
+            await ctx.tick()
+
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    assert seen[2:] == [[int(x)] * 10 for x in values[:-2]]
+    # Four first copies (c_0 .. c_3), each the input of up to three second ones (c<k>_<j>).
+    assert {s.name.split("_")[0] for s in q} == {f"c{k}" for k in range(4)}
 
 
 TB = """

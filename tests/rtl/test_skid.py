@@ -1,16 +1,18 @@
-"""The skid register: every beat once and in order under random valid and ready, one beat per
+# amaranth: UnusedElaboratable=no
+"""The skid buffer: every beat once and in order under random valid and ready, one beat per
 cycle when the consumer is always ready, and an upstream ready that the downstream ready does
-not reach within a cycle, announced a cycle ahead by ``i_ready_next``."""
+not reach within a cycle, announced ``lead`` cycles ahead by ``i_ready_ahead``."""
 import random
 
+import pytest
 from amaranth.sim import Simulator
 
 from hwgen.rtl.skid import Skid
 
 
-def _run(pattern_in, pattern_out, n=300):
-    dut = Skid(16)
-    sent, got, cycles = [], [], [0]
+def _run(pattern_in, pattern_out, n=300, lead=1):
+    dut = Skid(16, lead)
+    sent, got, cycles, announced = [], [], [0], []
 
     async def tb(ctx):
         value = 0
@@ -23,10 +25,11 @@ def _run(pattern_in, pattern_out, n=300):
             assert ctx.get(dut.i.ready) == before
             ctx.set(dut.o.ready, ready)          # ... the downstream ready combinationally
             assert ctx.get(dut.i.ready) == before
-            ready_next = ctx.get(dut.i_ready_next)
+            announced.append(ctx.get(dut.i_ready_ahead))
             _, _, i_ready, o_valid, o_payload = await ctx.tick().sample(
                 dut.i.ready, dut.o.valid, dut.o.payload)
-            assert ctx.get(dut.i.ready) == ready_next
+            if len(announced) >= lead:
+                assert ctx.get(dut.i.ready) == announced[-lead]
             if valid and i_ready:
                 sent.append(value)
                 value += 1
@@ -42,10 +45,17 @@ def _run(pattern_in, pattern_out, n=300):
     return cycles[0]
 
 
-def test_random_valid_and_ready_keep_every_beat_in_order():
+@pytest.mark.parametrize("lead", [1, 2, 3])
+def test_random_valid_and_ready_keep_every_beat_in_order(lead):
     rng = random.Random(7)
-    _run(lambda i: rng.random() < 0.7, lambda i: rng.random() < 0.5)
+    _run(lambda i: rng.random() < 0.7, lambda i: rng.random() < 0.5, lead=lead)
 
 
-def test_full_throughput_with_one_cycle_of_latency():
-    assert _run(lambda i: True, lambda i: True, n=100) == 101
+@pytest.mark.parametrize("lead", [1, 2, 3])
+def test_full_throughput_with_one_cycle_of_latency(lead):
+    assert _run(lambda i: True, lambda i: True, n=100, lead=lead) == 101
+
+
+def test_a_lead_below_one_is_refused():
+    with pytest.raises(ValueError, match="at least a cycle ahead"):
+        Skid(8, lead=0)
