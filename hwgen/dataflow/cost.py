@@ -1,7 +1,7 @@
 """The cost model of a design point: cycles, memory, interconnect and FPGA resources.
 
 Cycles are the schedule's, computed analytically for the regular PE array the generator builds
-with the rules of ``schedule``: a value read from a bank exists at level 3 (``READ_LATENCY``),
+with the rules of ``schedule``: a value read from a bank exists at level 4 (``READ_LATENCY``),
 one from a neighbour at level 0; the product is one level after the later operand; a stream from
 PE ``p`` to ``q`` makes ``q`` run behind ``p`` by ``schedule.groups.consumer_skew`` (the longest
 path over the array sets each PE's skew); a problem takes its time steps plus the deepest PE's

@@ -6,9 +6,9 @@ accumulator registers, partial-sum adders at the width Yosys narrows them to, op
 and held operands, link registers), the address ports (each memory port's address arithmetic: a
 multiply by a constant that is not a power of two is a shift-and-add), the controller (counters,
 the delay lines of ``schedule.lines`` that carry its flags and loop indices to every PE's skew,
-each PE's own copy taken from its neighbour's: ``schedule.lines.copy_spans``)
-and the buffers (each memory mapped to LUT RAM, block RAM or registers by Yosys's cost rules;
-read and write muxes, read registers, output chains). ``estimate`` prices the counts with
+each PE's own copy taken from its neighbour's: ``schedule.lines.copy_spans``) and the buffers
+(each memory mapped to LUT RAM, block RAM or registers by Yosys's cost rules; read and write
+muxes, read registers, output chains). ``estimate`` prices the counts with
 ``RESOURCE_MODEL``, coefficients fitted to nextpnr on ECP5 (``benchmarks/calibrate.py`` fits
 them, ``tests/dataflow/test_resources.py`` holds them to the measurements).
 """
@@ -42,10 +42,11 @@ RESOURCE_MODEL = {
 # register bits; ``pipe_bit`` operand, partial-sum and index pipeline and held-operand register
 # bits; ``delay_bit`` controller delay-line bits; ``ctrl_bit`` counter and state bits;
 # ``buf_bit`` buffer register bits; ``lutram`` TRELLIS_DPR16X4 cells; ``mux_bit`` mux data
-# inputs times width; ``chain_bit`` output-chain register bits that load or shift; ``addr_bit`` address bits of the array's memory ports; ``lane_bit``
-# buffer write enables; ``const_mul`` address multiplies by constants that are not powers of
-# two (shift-and-add adders, ``rtl.arith.mul_const``); ``bram`` block RAMs and ``bram_emu`` the
-# register bits Yosys adds around them.
+# inputs times width; ``chain_bit`` output-chain register bits that load or shift;
+# ``addr_bit`` address bits of the array's memory ports; ``lane_bit`` buffer write enables;
+# ``const_mul`` address multiplies by constants that are not powers of two (shift-and-add
+# adders, ``rtl.arith.mul_const``); ``bram`` block RAMs and ``bram_emu`` the register bits
+# Yosys adds around them.
 COUNTS = ("base", "pe", "acc_bit", "add_bit", "link_bit", "pipe_bit", "delay_bit", "ctrl_bit",
           "buf_bit", "lutram", "mux_bit", "chain_bit", "addr_bit", "lane_bit", "const_mul",
           "bram", "bram_emu")
@@ -76,8 +77,7 @@ def back(pos, axis):
 
 def readers(design, skew, tensor):
     """One PE per read port of an input tensor (the edge PE of a systolic flow, one per
-    multicast row/column at one skew, every PE otherwise), as ``schedule.ports`` shares ports
-    (the rule of ``schedule.ports``: the same address of one bank at the same skew)."""
+    multicast row/column at one skew, every PE otherwise), as ``schedule.ports`` shares them."""
     along = [ax for ax, l in enumerate(design.space) if design.lacks(tensor, l)]
     flow = design.flow(tensor)
     seen = {}
@@ -112,10 +112,7 @@ def estimate(shape, counts):
 def _odd(n):
     """``n`` without its factors of two (Yosys turns a multiply by ``2**k * odd`` into a shift
     of a multiply by ``odd``; by a power of two, into a shift alone)."""
-    n = abs(n)
-    while n and n % 2 == 0:
-        n //= 2
-    return n
+    return abs(n) >> (abs(n) & -abs(n)).bit_length() - 1 if n else 0
 
 
 class _Count:
@@ -311,14 +308,14 @@ class _Count:
             self.n["const_mul"] += sum(1 for e, st in zip(bank.extent, bank.strides())
                                        if _odd(st) > 1 and range_bits(e) >= 2)
             # The registers between the host port and the banks: an input's landing register
-            # and its stages with no enable (``rtl.input_buffer``); an output's two entries and
-            # flags (``rtl.skid``).
-            bits = shape.lanes[t.name] * t.dtype.bits
+            # and its stages with no enable (``rtl.input_buffer``); an output's entries (four
+            # before a chain, which decides two cycles ahead) and flags (``rtl.skid``).
+            bits, entries = shape.lanes[t.name] * t.dtype.bits, 4 if chained(bank) else 2
             if t.direction == "in":
                 self.n["buf_bit"] += (1 + INPUT_MID_STAGES) * bits + 2
             else:
-                self.n["buf_bit"] += 2 * bits + 2
-                self.n["mux_bit"] += bits
+                self.n["buf_bit"] += entries * bits + 2
+                self.n["mux_bit"] += (entries - 1) * bits
             if t.direction == "in":
                 self.input_banks(t, bank)
             elif chained(bank):
@@ -346,11 +343,12 @@ class _Count:
             in_block = self.memory(entries, f * w, rp, 1, input_memory) == "dp16kd"
             if merged:
                 self.n["mux_bit"] += f * g * (w + range_bits(entries))
-            # The data registers (a DP16KD's own, then one after the sub-bank mux; in LUT-RAM
-            # both after it) and the sub-bank select (twice in a DP16KD).
-            self.n["buf_bit"] += rp * (w + 2 * range_bits(f) if in_block else 2 * w + range_bits(f))
-            if f > 1:
-                self.n["mux_bit"] += rp * f * w
+            # The data registers (a DP16KD's own, one of the whole word beside it when it holds
+            # sub-banks, the rest after the sub-bank mux) and the select, delayed to match.
+            word = in_block and f > 1
+            regs, sel = READ_LATENCY - 1 - in_block - word + word * f, 1 + in_block + word
+            self.n["buf_bit"] += rp * (regs * w + sel * range_bits(f))
+            self.n["mux_bit"] += rp * f * w if f > 1 else 0
 
     def output_banks(self, t, bank):
         """An output in memories (``rtl.output_banks``): one per bank, or one per row of banks
@@ -365,11 +363,13 @@ class _Count:
             self.n["mux_bit"] += bank.banks * (w + range_bits(entries))
 
     def output_chain(self, t, bank):
-        """An output of one element per bank: registers drained through a shift chain."""
+        """One element per bank: registers drained through a shift chain."""
         w, lanes, slots = t.dtype.bits, self.shape.lanes[t.name], self.shape.slots
         beats = bank.banks // lanes
-        # Two copies (load, shift) per ``LOADS_PER_COPY`` chain bits (``rtl.output_chain``).
-        copies = 2 * -(-bank.banks // max(1, 64 // w))
+        # Two copies (load, shift) per ``LOADS_PER_COPY`` chain bits, and the copies they take
+        # theirs from (``rtl.output_chain``, ``replica.copies_ahead``).
+        count = -(-bank.banks // max(1, 64 // w))
+        copies = 2 * (count + math.isqrt(count - 1) + 1)
         self.n["buf_bit"] += 2 * w * bank.banks + range_bits(beats + 1) + \
             range_bits(slots + 2) + 4 + copies
         self.n["chain_bit"] += w * max(0, bank.banks - lanes)        # load-or-shift muxes

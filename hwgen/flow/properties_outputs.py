@@ -13,7 +13,7 @@ from amaranth.hdl import Assert, Assume, Cat, Const, Fragment, Module, Mux, Sign
 from amaranth.utils import ceil_log2
 
 from ..rtl.output_banks import OutputBanks
-from ..rtl.output_chain import OutputChain, chain_lead
+from ..rtl.output_chain import OutputChain, chain_lead, later
 from ..rtl.signatures import shape_of
 from ..schedule import plan
 from ..schedule.host_timing import DRAIN_LATENCY, beats, chained, drain_latency, slot_bits
@@ -88,11 +88,11 @@ def _output_buffer(m, live, buf, inside, timed, fault):
     n, slots = buf.tensor.name, buf.slots
     start, commit = Signal(name=f"{n}_start"), Signal(name=f"{n}_commit")
     m.d.comb += [buf.start.eq(start), buf.commit.eq(commit)]
-    decided = commit                # the input the solver picks: a cycle ahead with lead 2
-    if getattr(buf, "lead", 1) == 2:
-        decided = Signal(name=f"{n}_commit_next")
-        m.d.comb += buf.commit_next.eq(decided)
-        m.d.sync += commit.eq(decided)
+    decided = commit                # the input the solver picks: ``lead - 1`` cycles ahead
+    if getattr(buf, "lead", 1) > 1:
+        decided = Signal(name=f"{n}_commit_ahead")
+        m.d.comb += [buf.commit_ahead.eq(decided),
+                     commit.eq(later(m, decided, buf.lead - 1, f"{n}_commit_in"))]
     running = Signal(range(slots + 2), name=f"{n}_running")     # started, not committed
     oldest, newest = Signal(range(slots), name=f"{n}_oldest"), \
         Signal(range(slots), name=f"{n}_next")

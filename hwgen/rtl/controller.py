@@ -11,6 +11,8 @@ from amaranth.hdl import Cat, Const, Mux, Signal
 from ..schedule.lines import FINISH, SLOT, Line
 from .walk import SlotCounter
 
+FINISH_AHEAD = 2        # cycles by which a group that never stalls announces its finish
+
 
 def all_of(terms):
     """Every one of ``terms`` (1 when there are none)."""
@@ -65,7 +67,7 @@ class Controller:
         m.d.comb += [group.accept.eq(en & ready),
                      group.finished.eq(lines.tap(FINISH, g.taps) & en)]
         if group.announces_finish:          # ``en`` is 1: the line moves every cycle
-            m.d.comb += group.finished_next.eq(lines.tap(FINISH, g.taps - 1))
+            m.d.comb += group.finished_ahead.eq(lines.tap(FINISH, g.taps - FINISH_AHEAD))
         with m.If(group.start):
             m.d.sync += [running.eq(1), count.eq(0), self.seg.eq(0),
                          self.slot.eq(slot_next.value), ready.eq(spacing <= 1)]

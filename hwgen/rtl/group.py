@@ -19,7 +19,7 @@ from ..ir.graph import StreamOp
 from ..schedule.host_timing import slot_bits
 from ..schedule.ports import FifoPort, safe_name
 from . import signatures
-from .controller import Controller
+from .controller import FINISH_AHEAD, Controller
 from .datapath import Member
 from .delay import DelayLines
 from .target import check_target
@@ -47,9 +47,9 @@ class Group(wiring.Component):
         its iterations and is far enough ahead (``spacing``).
     finished : Out(1)
         Pulse: the oldest problem in the array has made its last side effect.
-    finished_next : Out(1)
-        Only for a group that never stalls (no FIFO ports) and has a tap: ``finished`` in the
-        next cycle (``output_chain.OutputChain`` decides its load that far ahead).
+    finished_ahead : Out(1)
+        Only for a group that `announces_finish`: ``finished`` ``FINISH_AHEAD`` cycles later
+        (``output_chain.OutputChain`` decides its load that far ahead).
     plan, scheduled, target, ports : read-only
         The parameters, and ``plan.ports`` of this group (``schedule.ports.GroupPorts``).
     parents : dict
@@ -71,7 +71,7 @@ class Group(wiring.Component):
         self._spacing = max(scheduled.spacing, plan.group_spacing or 0)
         members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
         if self.announces_finish:
-            members["finished_next"] = Out(1)
+            members["finished_ahead"] = Out(1)
         for port in self._ports.ports:
             members[port.name] = Out(self._signature(port))
         super().__init__(members)
@@ -84,7 +84,7 @@ class Group(wiring.Component):
 
     @property
     def announces_finish(self):
-        """The group has ``finished_next`` (`announces_finish`)."""
+        """The group has ``finished_ahead`` (`announces_finish`)."""
         return announces_finish(self._plan, self._scheduled)
 
     def _signature(self, port):
@@ -153,7 +153,8 @@ class Build:
 
 
 def announces_finish(plan, scheduled):
-    """Whether the group ``scheduled`` of ``plan`` knows a cycle ahead that it finishes: it
-    never stalls (no FIFO ports), and its finish is a register (it has a tap)."""
-    return scheduled.taps >= 1 and \
+    """Whether the group ``scheduled`` of ``plan`` knows ``FINISH_AHEAD`` cycles ahead that it
+    finishes: it never stalls (no FIFO ports), and its finish is that many taps or more down
+    its delay line."""
+    return scheduled.taps >= FINISH_AHEAD and \
         not any(isinstance(p, FifoPort) for p in plan.ports[scheduled.name].ports)

@@ -205,17 +205,25 @@ class InputBuffer(wiring.Component):
         m.d.comb += [rp.addr.eq(sub_addr), rp.en.eq(port.en)]
         width = shape_of(self.tensor.dtype).width
         datas = [rp.data[s * width:(s + 1) * width] for s in range(f)]
-        # Read latency 3 (``schedule.READ_LATENCY``): the memory's read, a data register (in
-        # a DP16KD its output register; the sub-bank mux follows it, its select delayed twice),
-        # and a register after the sub-bank mux, from which the data crosses to the PEs.
+        # Read latency 4 (``schedule.READ_LATENCY``): the memory's read, a data register (in
+        # a DP16KD its output register), and two registers, one after the sub-bank mux from
+        # which the data crosses to the PEs. In a DP16KD with sub-banks, the first register
+        # holds the whole word beside the block: the blocks of one memory may lie far apart
+        # (12x12 gemm_os: 7.8 ns of routing from a block through the mux to its register), and
+        # the mux that joins them gets a cycle of its own. The mux's select follows the data.
         in_block = isinstance(mem, DP16KDMemory)
-        data = datas[0]
+        data, word = datas[0], in_block and f > 1
         if f > 1:
-            sel = [Signal(ceil_log2(f), name=f"rd{k}_sub{n}") for n in range(1 + in_block)]
+            sel = [Signal(ceil_log2(f), name=f"rd{k}_sub{n}") for n in range(1 + in_block + word)]
             with m.If(port.en):
                 m.d.sync += [s.eq(v) for s, v in zip(sel, [addr[:ceil_log2(f)]] + sel)]
+            if word:
+                held = Signal(len(rp.data), reset_less=True, name=f"rd{k}_word")
+                with m.If(port.en):
+                    m.d.sync += held.eq(rp.data)
+                datas = [held[s * width:(s + 1) * width] for s in range(f)]
             data = mux_tree(datas, sel[-1])
-        for n in range(READ_LATENCY - 2 if in_block else READ_LATENCY - 1):
+        for n in range(READ_LATENCY - 1 - in_block - word):
             q = Signal(shape_of(self.tensor.dtype), reset_less=True, name=f"rd{k}_q{n}")
             with m.If(port.en):
                 m.d.sync += q.eq(data)

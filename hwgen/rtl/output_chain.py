@@ -6,19 +6,22 @@ next problem computes.
 Every chain register's enable and select come straight from flip-flops: the chain decides
 ``lead`` cycles ahead whether it loads and shifts, from ``ready_ahead``, the value the host's
 ``ready`` takes ``lead`` cycles later (``rtl.top`` drains the chain through ``skid.Skid``,
-which announces it), and, with ``lead = 2``, from ``commit_next``, the commit of the next
-cycle (``rtl.top`` has it when a single group never stalls). An 8x8 ``gemm_os`` has 1,408
-chain registers; with ``take = valid & ready`` in front of their enable, that net was the
-critical path. The load and shift registers are copied (``rtl.replica``), one copy per
-``LOADS_PER_COPY`` chain bits: a 12x12 ``gemm_os``'s single load register drove 4,608 chain
-bits, 13.6 ns of routing across the die. With ``lead = 1`` the decision (a LUT) drives the
-copies, all 72 of them at 12x12, across the die; with ``lead = 2`` it drives a few first
-copies, each of which drives a few of the last: two short hops instead of one long one."""
+which announces it), and, with ``lead > 1``, from ``commit_ahead``, the commit ``lead - 1``
+cycles later (``rtl.top`` has it when a single group never stalls: ``controller.FINISH_AHEAD``).
+An 8x8 ``gemm_os`` has 1,408 chain registers; with ``take = valid & ready`` in front of their
+enable, that net was the critical path. The load and shift registers are copied
+(``rtl.replica``), one copy per ``LOADS_PER_COPY`` chain bits: a 12x12 ``gemm_os``'s single
+load register drove 4,608 chain bits, 13.6 ns of routing across the die. With ``lead = 1``
+the decision (a few LUTs beside the host port) drives all 72 copies of a 12x12 array across
+the die; with ``lead = 3`` it reaches a register beside it, then a first rank of copies, each
+the input of a few copies beside their chain registers: no long route after logic (12x12,
+``lead = 2``, decision straight into the first rank: 11.4 ns, 8.7 of routing)."""
 from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib.wiring import In
 
+from .controller import FINISH_AHEAD
 from .group import announces_finish
 from .output_buffer import OutputBuffer
 from .replica import copies, copies_ahead
@@ -28,10 +31,10 @@ LOADS_PER_COPY = 64
 
 
 def chain_lead(plan):
-    """The ``lead`` ``rtl.top`` gives its output chains: 2 when a single group announces its
-    finish a cycle ahead (``group.announces_finish``), else 1."""
+    """The ``lead`` ``rtl.top`` gives its output chains: ``FINISH_AHEAD + 1`` when a single
+    group announces its finish that far ahead (``group.announces_finish``), else 1."""
     groups = plan.schedule.groups
-    return 2 if len(groups) == 1 and announces_finish(plan, groups[0]) else 1
+    return FINISH_AHEAD + 1 if len(groups) == 1 and announces_finish(plan, groups[0]) else 1
 
 
 class OutputChain(OutputBuffer):
@@ -42,14 +45,14 @@ class OutputChain(OutputBuffer):
     ----------
     ready_ahead : In(1)
         The value ``host.ready`` takes ``lead`` cycles later (``skid.Skid.i_ready_ahead``).
-    commit_next : In(1)
-        With ``lead = 2`` only: the value ``commit`` takes in the next cycle.
+    commit_ahead : In(1)
+        With ``lead > 1`` only: the value ``commit`` takes ``lead - 1`` cycles later.
     """
 
     def __init__(self, tensor, banking, writers, lanes=1, slots=2, target="generic", lead=1):
-        if lead not in (1, 2):
-            raise ValueError(f"an output chain decides 1 or 2 cycles ahead, not {lead}")
-        members = {"ready_ahead": In(1)} | ({"commit_next": In(1)} if lead == 2 else {})
+        if not isinstance(lead, int) or lead < 1:
+            raise ValueError(f"an output chain decides at least a cycle ahead, not {lead!r}")
+        members = {"ready_ahead": In(1)} | ({"commit_ahead": In(1)} if lead > 1 else {})
         super().__init__(tensor, banking, writers, lanes, slots, members)
         self._target, self.lead = target, lead
 
@@ -60,13 +63,13 @@ class OutputChain(OutputBuffer):
         banks = [Signal(shape, reset_less=True, name=f"bank{b}") for b in range(n)]
         chain = [Signal(shape, reset_less=True, name=f"chain{b}") for b in range(n)]
         self._registers(m, banks)
-        lead2 = self.lead == 2
-        fsm = self._decide(m, self.commit_next if lead2 else self.commit, "_a" if lead2 else "")
-        # The state in real time: with ``lead = 2`` the state machine runs a cycle ahead.
-        if lead2:
-            busy, sent = Signal(name="busy"), Signal.like(fsm.sent, name="sent")
-            m.d.sync += [busy.eq(fsm.busy), sent.eq(fsm.sent)]
-            full_next, busy_next = fsm.full, fsm.busy
+        ahead = self.lead - 1
+        fsm = self._decide(m, self.commit_ahead if ahead else self.commit, "_a" if ahead else "")
+        # The state in real time: the state machine runs ``lead - 1`` cycles ahead.
+        if ahead:
+            full_next = later(m, fsm.full, ahead - 1, "full_next")
+            busy_next = later(m, fsm.busy, ahead - 1, "busy_next")
+            busy, sent = later(m, busy_next, 1, "busy"), later(m, fsm.sent, ahead, "sent")
         else:
             busy, full_next, busy_next = fsm.busy, fsm.full_next, fsm.busy_next
         # The banks are free for the next problem once the last result has moved into the
@@ -116,6 +119,15 @@ class OutputChain(OutputBuffer):
             m.d.sync += [s.sent.eq(s.sent + 1), s.final.eq(s.sent == beats - 2)]
         return s
 
+    def _copies(self, m, decided, count, name):
+        """``count`` copies of the decision ``decided``, ``lead`` cycles later: with ``lead``
+        above 2, first through registers beside the decision, then in two ranks across the die
+        (``replica.copies_ahead``)."""
+        if self.lead == 1:
+            return copies(m, decided, count, name, self._target)
+        decided = later(m, decided, self.lead - 2, f"{name}_r")
+        return copies_ahead(m, decided, count, name, self._target)
+
     def _registers(self, m, banks):
         """Each bank register takes what its write ports write."""
         for k, b in enumerate(self.writers):
@@ -129,9 +141,8 @@ class OutputChain(OutputBuffer):
         n, lanes = len(chain), self.lanes
         per_copy = max(1, LOADS_PER_COPY // len(chain[0]))
         count = -(-n // per_copy)
-        make = copies if self.lead == 1 else copies_ahead
-        loads = make(m, load_next, count, "load", self._target)
-        shifts = make(m, shift_next, count, "shift", self._target)
+        loads = self._copies(m, load_next, count, "load")
+        shifts = self._copies(m, shift_next, count, "shift")
         for b in range(n):
             with m.If(shifts[b // per_copy]):
                 with m.If(loads[b // per_copy]):
@@ -139,3 +150,12 @@ class OutputChain(OutputBuffer):
                 if b + lanes < n:
                     with m.Else():
                         m.d.sync += chain[b].eq(chain[b + lanes])
+
+
+def later(m, value, cycles, name):
+    """``value`` ``cycles`` cycles later, through registers (0 in reset)."""
+    for c in range(cycles):
+        reg = Signal.like(value, name=f"{name}{c}" if c < cycles - 1 else name)
+        m.d.sync += reg.eq(value)
+        value = reg
+    return value

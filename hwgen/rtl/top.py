@@ -149,8 +149,8 @@ class Top(wiring.Component):
                 pending.append((n != 0) | g.finished)
             m.d.comb += finish.eq(Cat(*pending).all())
         m.d.comb += [b.consume.eq(finish) for b in ins] + [b.commit.eq(finish) for b in outs]
-        m.d.comb += [b.commit_next.eq(groups[0].finished_next)
-                     for b in outs if getattr(b, "lead", 1) == 2]
+        m.d.comb += [b.commit_ahead.eq(groups[0].finished_ahead)
+                     for b in outs if getattr(b, "lead", 1) > 1]
 
 
 def fifo_instance(n):

@@ -16,12 +16,13 @@ from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, Fl
 from ..ir.layout import memory_arrays
 from ..ir.types import FloatType
 
-# A tensor read takes three stages: the synchronous memory read, a register on the read data
+# A tensor read takes four stages: the synchronous memory read, a register on the read data
 # (block RAM's clock-to-output is 5.8 ns on ECP5; without the register it fed the multiplier),
-# and a register after the sub-bank mux, from which the data crosses to the PEs (8x8 gemm_os
-# with its A operand in DP16KD blocks: 6.1 ns of routing from a block through the mux to a
-# multiplier, 129 MHz).
-READ_LATENCY = 3
+# a register after the sub-bank mux, and one more from which the data crosses to the PEs (8x8
+# gemm_os with its A operand in DP16KD blocks: 6.1 ns of routing from a block through the mux
+# to a multiplier, 129 MHz; 12x12: 7.5 ns from a block through the mux to the register after
+# it, the PEs pulling that register across the die).
+READ_LATENCY = 4
 
 # A multiply of two run-time values passes four registers: the operands, the product and the
 # output (on ECP5 the MULT18X18D block's own, ``rtl.multiply``), then one in the fabric that

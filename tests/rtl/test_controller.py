@@ -8,7 +8,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.sim import Simulator
 
 from hwgen.ir.graph import Pred, pred_holds
-from hwgen.rtl.controller import Controller
+from hwgen.rtl.controller import FINISH_AHEAD, Controller
 from hwgen.rtl.delay import DelayLines
 from hwgen.schedule.groups import Group
 
@@ -21,10 +21,11 @@ def _build(structure, taps, spacing, slots=3, announces=False):
     group = Group("g0", ["a"], {"a": 0}, structure=structure, iterations=iterations, taps=taps)
     m = Module()
     # The component's side of the controller: its group, the plan's slots, the spacing, the
-    # handshake ports (``finished_next`` if it ``announces_finish``: it never stalls); the enable.
+    # handshake ports (``finished_ahead`` if it ``announces_finish``: it never stalls); the
+    # enable.
     ports = SimpleNamespace(scheduled=group, plan=SimpleNamespace(slots=slots), spacing=spacing,
                             en=Signal(), start=Signal(), accept=Signal(), finished=Signal(),
-                            announces_finish=announces, finished_next=Signal())
+                            announces_finish=announces, finished_ahead=Signal())
     lines = DelayLines(m, ports.en)
     ctl = Controller(m, ports, lines, ports.en)
     conds = {(gi, p): lines.tap(ctl.cond(gi, p), 0) for gi, t in enumerate(structure)
@@ -90,7 +91,7 @@ def test_back_to_back_problems_advance_the_slot_and_finish_each():
     structure, taps, slots = ((2, 3),), 2, 3
     spacing = 6                                     # the iterations: a start on the last one
     m, group, ports, ctl, _ = _build(structure, taps, spacing, slots, announces=True)
-    starts, slots_seen, valid, finished, finished_next = [], [], [], [], []
+    starts, slots_seen, valid, finished, ahead = [], [], [], [], []
 
     async def tb(ctx):
         ctx.set(ports.en, 1)
@@ -101,7 +102,7 @@ def test_back_to_back_problems_advance_the_slot_and_finish_each():
                 starts.append(cycle)
             valid.append(ctx.get(ctl.valid0))
             finished.append(ctx.get(ports.finished))
-            finished_next.append(ctx.get(ports.finished_next))
+            ahead.append(ctx.get(ports.finished_ahead))
             await ctx.tick()
             if start:
                 slots_seen.append(ctx.get(ctl.slot))
@@ -111,7 +112,7 @@ def test_back_to_back_problems_advance_the_slot_and_finish_each():
     assert slots_seen == [0, 1, 2, 0]               # modulo slots, one per start
     assert valid == [0] + [1] * 24 + [0] * (len(valid) - 25)
     assert [k for k, f in enumerate(finished) if f] == [s + 6 + taps for s in starts]
-    assert finished_next[:-1] == finished[1:]       # announced a cycle ahead
+    assert ahead[:-FINISH_AHEAD] == finished[FINISH_AHEAD:]      # announced that far ahead
 
 
 def test_a_single_slot_stays_zero():

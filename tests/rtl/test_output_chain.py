@@ -10,7 +10,7 @@ from hwgen.rtl.output_chain import OutputChain
 from tests.rtl.buffers import drain_pattern, run
 
 
-@pytest.mark.parametrize("lanes,lead", [(1, 1), (2, 1), (1, 2), (2, 2)])
+@pytest.mark.parametrize("lanes,lead", [(1, 1), (2, 1), (1, 2), (2, 3), (1, 3)])
 def test_chained_output_drains_while_the_next_problem_is_written(lanes, lead):
     t = Tensor("C", int32[2, 2] @ [S(0), S(1)])
     dut = OutputChain(t, banking(t, (2, 2)), writers=[0, 1, 2, 3], lanes=lanes, lead=lead)
@@ -26,12 +26,12 @@ def test_chained_output_drains_while_the_next_problem_is_written(lanes, lead):
             port = dut.write_port(k)
             ctx.set(port.en, 1)
             ctx.set(port.data, v)
-            if lead == 2 and k == len(values) - 1:
-                ctx.set(dut.commit_next, 1)         # the commit, announced a cycle ahead
+            if lead > 1:                        # the commit, announced lead - 1 cycles ahead
+                ctx.set(dut.commit_ahead, k == len(values) - lead + 1)
             await ctx.tick()
             ctx.set(port.en, 0)
-        if lead == 2:
-            ctx.set(dut.commit_next, 0)
+        if lead > 1:
+            ctx.set(dut.commit_ahead, 0)
         ctx.set(dut.commit, 1)
         await ctx.tick()
         ctx.set(dut.commit, 0)
@@ -49,7 +49,8 @@ def test_chained_output_drains_while_the_next_problem_is_written(lanes, lead):
     assert got == problems[0] + problems[1]
 
 
-def test_a_chain_decides_one_or_two_cycles_ahead():
+@pytest.mark.parametrize("lead", [0, 1.5])
+def test_a_chain_decides_at_least_a_cycle_ahead(lead):
     t = Tensor("C", int32[2, 2] @ [S(0), S(1)])
-    with pytest.raises(ValueError, match="1 or 2 cycles ahead, not 3"):
-        OutputChain(t, banking(t, (2, 2)), writers=[0, 1, 2, 3], lead=3)
+    with pytest.raises(ValueError, match=f"at least a cycle ahead, not {lead}"):
+        OutputChain(t, banking(t, (2, 2)), writers=[0, 1, 2, 3], lead=lead)

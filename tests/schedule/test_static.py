@@ -16,7 +16,7 @@ def test_every_instance_has_levels_and_a_group():
     assert set(s.levels) == set(graph.instances)
     assert s.group_of == {"producer": "g0", "consumer": "g1"}
     assert [g.name for g in s.groups] == ["g0", "g1"] and s.fifos == ["s"]
-    assert s.compute_cycles == 15 and [g.spacing for g in s.groups] == [9, 15]
+    assert s.compute_cycles == 16 and [g.spacing for g in s.groups] == [10, 16]
 
 
 def test_instances_without_fifos_of_one_structure_share_a_controller():
