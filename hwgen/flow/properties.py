@@ -210,6 +210,8 @@ def top_ports(graph, lanes=1, fault=False):
         stable_until_taken(m, live, hidden, port.ready, port.payload, "fault")
     ports = _host(top, live, m)
     fifos_never_blocked(m, top, live)
+    with m.If(live):        # what makes the skids' states inductive (``rtl.skid``)
+        m.d.comb += [Assert(s.consistent) for s in top.skids.values()]
     return m, ports
 
 

@@ -38,13 +38,15 @@ class Top(wiring.Component):
         The parameters and the plan's parts, read-only.
     fifos : dict
         After elaboration: channel -> its ``SyncFIFO`` (simulations report stuck streams).
+    skids : dict
+        After elaboration: output tensor -> the ``skid.Skid`` at its port (proofs).
     """
 
     def __init__(self, plan, target="generic"):
         if not isinstance(plan, Plan):
             raise TypeError(f"Top takes a hwgen.schedule.plan(graph), not {plan!r}")
         self._plan, self._target = plan, check_target(target)
-        self.fifos = {}
+        self.fifos, self.skids = {}, {}
         members = {}
         for t in plan.graph.tensors.values():
             sig = stream.Signature(unsigned(t.dtype.bits * plan.lanes[t.name]))
@@ -105,6 +107,7 @@ class Top(wiring.Component):
                 buf = OutputBanks(*args, shared_rows=t.name in plan.shared_rows)
             m.submodules[f"out_{t.name}"] = buf
             skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape(), lead)
+            self.skids[t.name] = skid
             connect(m, buf.host, skid.i)
             connect(m, skid.o, wiring.flipped(getattr(self, t.name)))
             if isinstance(buf, OutputChain):

@@ -26,6 +26,7 @@ def _run(pattern_in, pattern_out, n=300, lead=1):
             ctx.set(dut.o.ready, ready)          # ... the downstream ready combinationally
             assert ctx.get(dut.i.ready) == before
             announced.append(ctx.get(dut.i_ready_ahead))
+            assert ctx.get(dut.consistent)
             _, _, i_ready, o_valid, o_payload = await ctx.tick().sample(
                 dut.i.ready, dut.o.valid, dut.o.payload)
             if len(announced) >= lead:
