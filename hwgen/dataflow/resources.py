@@ -31,10 +31,10 @@ from .generate import IN_TYPE, OUT_TYPE, layout
 # tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
 # counted, not fitted: one multiplier per PE, and block RAMs as ``schedule.memories`` maps them.
 RESOURCE_MODEL = {
-    "LUT": {"base": 150.2, "pe": 15.8, "acc_bit": 1.4, "lutram": 7.5, "mux_bit": 0.17,
-            "addr_bit": 3.6, "bram": 5.8, "bram_emu": 0.6, "const_mul": 7.5},
-    "FF": {"acc_bit": 2.1, "link_bit": 1.3, "pipe_bit": 0.88, "delay_bit": 0.77, "ctrl_bit": 4.1,
-           "buf_bit": 0.68, "bram_emu": 0.57},
+    "LUT": {"base": 139.6, "pe": 17.8, "acc_bit": 1.4, "lutram": 7.4, "mux_bit": 0.14,
+            "addr_bit": 3.3, "bram": 7.0, "bram_emu": 0.6, "const_mul": 8.6},
+    "FF": {"acc_bit": 1.9, "link_bit": 0.11, "pipe_bit": 0.86, "delay_bit": 1.4, "ctrl_bit": 4.2,
+           "buf_bit": 0.7, "bram_emu": 0.51},
 }
 
 # The structural counts (keys of ``Cost.counts``): ``base`` 1 per design; ``pe`` PEs;
