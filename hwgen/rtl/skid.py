@@ -1,8 +1,8 @@
 """A stream buffer at every host output port whose payload registers meet no handshake.
 
 Every host output port passes one (``rtl.top``; input ports meet ``rtl.input_buffer``'s
-counters). Its entries (``lead + 1``, rounded up to a power of two) are written in turn and read in turn through a
-multiplexer after them, so:
+counters). Its entries (``lead + 1``, rounded up to a power of two) are written in turn and
+read in turn through a multiplexer after them, so:
 
 - a payload register's enable is one LUT of a few flip-flops ("this entry is written next
   and ``i.ready``"), whatever the host does. A host's output pins are driven by the read
