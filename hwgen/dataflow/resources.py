@@ -112,7 +112,7 @@ def estimate(shape, counts):
 def _odd(n):
     """``n`` without its factors of two (Yosys turns a multiply by ``2**k * odd`` into a shift
     of a multiply by ``odd``; by a power of two, into a shift alone)."""
-    return abs(n) >> (abs(n) & -abs(n)).bit_length() - 1 if n else 0
+    return abs(n) // (abs(n) & -abs(n)) if n else 0            # over its lowest set bit
 
 
 class _Count:
@@ -309,7 +309,7 @@ class _Count:
                                        if _odd(st) > 1 and range_bits(e) >= 2)
             # The registers between the host port and the banks: an input's landing register
             # and its stages with no enable (``rtl.input_buffer``); an output's entries (four
-            # before a chain, which decides two cycles ahead) and flags (``rtl.skid``).
+            # before a chain, which decides three cycles ahead) and flags (``rtl.skid``).
             bits, entries = shape.lanes[t.name] * t.dtype.bits, 4 if chained(bank) else 2
             if t.direction == "in":
                 self.n["buf_bit"] += (1 + INPUT_MID_STAGES) * bits + 2

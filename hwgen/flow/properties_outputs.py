@@ -193,10 +193,8 @@ def _output_host(m, live, buf, commit, fault):
     ready, lost = Signal(name=f"{n}_ready"), Signal(name=f"{n}_lost")
     ahead = isinstance(buf, OutputChain)
     if ahead:
-        ready_ahead = later = Signal(name=f"{n}_ready_ahead")
-        for k in range(buf.lead):
-            later = previous(m, later, f"{n}_ready_in{buf.lead - 1 - k}")
-        m.d.comb += ready.eq(later)
+        ready_ahead = Signal(name=f"{n}_ready_ahead")
+        m.d.comb += ready.eq(later(m, ready_ahead, buf.lead, f"{n}_ready_in"))
     if fault:
         first = Signal(init=1, name=f"{n}_first")
         m.d.comb += lost.eq(first & (~ready_ahead if ahead else buf.host.valid & ~ready))
