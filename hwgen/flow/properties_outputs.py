@@ -13,7 +13,8 @@ from amaranth.hdl import Assert, Assume, Cat, Const, Fragment, Module, Mux, Sign
 from amaranth.utils import ceil_log2
 
 from ..rtl.output_banks import OutputBanks
-from ..rtl.output_chain import OutputChain, chain_lead, later
+from ..rtl.output_chain import OutputChain, chain_lead
+from ..rtl.replica import later
 from ..rtl.signatures import shape_of
 from ..schedule import plan
 from ..schedule.host_timing import DRAIN_LATENCY, beats, chained, drain_latency, slot_bits

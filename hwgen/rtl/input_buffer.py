@@ -19,7 +19,7 @@ from ..schedule.host_timing import INPUT_MID_STAGES, lane_split, slot_bits
 from ..schedule.levels import READ_LATENCY
 from .arith import mux_tree, named
 from .block_ram import DP16KDMemory, uses_dp16kd
-from .replica import copies
+from .replica import copies, later
 from .signatures import bank_port_name, bank_ports, shape_of
 from .walk import BeatCount, BeatWalk, SlotCounter, sub_address
 
@@ -169,9 +169,9 @@ class InputBuffer(wiring.Component):
         m.d.sync += [w_last.eq(landed & walk.last), w_slot.eq(wr_slot.value),
                      w_addr.eq(ld_addr), w_data.eq(land)]
         # The stages with no enable, then the copies: the last beat is written when its copy is.
-        addr_data, mid_last, mid_slot = _delayed(
-            m, [Cat(w_addr, w_data), w_last, w_slot], INPUT_MID_STAGES, "w_mid")
-        written, written_slot = _delayed(m, [mid_last, mid_slot], 1, "written")
+        addr_data = later(m, Cat(w_addr, w_data), INPUT_MID_STAGES, "w_mid")
+        written = later(m, w_last, INPUT_MID_STAGES + 1, "written")
+        written_slot = later(m, w_slot, INPUT_MID_STAGES + 1, "written_slot")
         # One bank needs no copies (and no primitive flip-flops).
         target = self._target if len(mems) > 1 else "generic"
         copy = [copies(m, addr_data, 1, f"w_bank{b}", target, reset=False)[0]
@@ -185,7 +185,7 @@ class InputBuffer(wiring.Component):
                 mem = mems[b]
                 w_en = Signal(name=f"w_en{q}_{b}")
                 m.d.sync += w_en.eq(landed & (bank == b) if len(reached) > 1 else landed)
-                (en,) = _delayed(m, [w_en], INPUT_MID_STAGES + 1, f"w_en{q}_{b}")
+                en = later(m, w_en, INPUT_MID_STAGES + 1, f"w_en{q}_{b}_d")
                 addr, data = copy[b][:len(w_addr)], copy[b][len(w_addr):]
                 wp = mem.write_port()
                 m.d.comb += [wp.addr.eq(addr), wp.data.eq(data[q * f * bits:(q + 1) * f * bits]),
@@ -229,13 +229,3 @@ class InputBuffer(wiring.Component):
                 m.d.sync += q.eq(data)
             data = q
         m.d.comb += port.data.eq(data)
-
-
-def _delayed(m, values, cycles, name):
-    """``values``, each ``cycles`` cycles later through registers with no enable."""
-    out = list(values)
-    for c in range(cycles):
-        regs = [Signal(len(v), name=f"{name}{k}_d{c + 1}") for k, v in enumerate(out)]
-        m.d.sync += [r.eq(v) for r, v in zip(regs, out)]
-        out = regs
-    return out

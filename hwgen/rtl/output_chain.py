@@ -24,7 +24,7 @@ from amaranth.lib.wiring import In
 from .controller import FINISH_AHEAD
 from .group import announces_finish
 from .output_buffer import OutputBuffer
-from .replica import copies, copies_ahead
+from .replica import copies, copies_ahead, later
 from .signatures import shape_of
 
 LOADS_PER_COPY = 64
@@ -150,12 +150,3 @@ class OutputChain(OutputBuffer):
                 if b + lanes < n:
                     with m.Else():
                         m.d.sync += chain[b].eq(chain[b + lanes])
-
-
-def later(m, value, cycles, name):
-    """``value`` ``cycles`` cycles later, through registers (0 in reset)."""
-    for c in range(cycles):
-        reg = Signal.like(value, name=f"{name}{c}" if c < cycles - 1 else name)
-        m.d.sync += reg.eq(value)
-        value = reg
-    return value

@@ -42,6 +42,16 @@ def copies_ahead(m, value_next, count, name, target="generic"):
             for q in copies(m, f, per, f"{name}{k}", target, reset=False)][:count]
 
 
+def later(m, value, cycles, name):
+    """``value`` ``cycles`` cycles later, through registers with no enable (0 in reset); the
+    last is named ``name``."""
+    for c in range(cycles):
+        reg = Signal(Value.cast(value).shape(), name=f"{name}{c}" if c < cycles - 1 else name)
+        m.d.sync += reg.eq(value)
+        value = reg
+    return value
+
+
 def kept(m, q, d, en, target="generic"):
     """``q`` takes ``d`` at each clock edge where ``en`` is high (and its reset value, 0, in
     reset unless it is reset-less), as a register Yosys does not merge on ``ecp5``: an
