@@ -24,6 +24,7 @@ from .arith import mul_const, named
 from .float_datapath import FloatLowering
 from .local_array import LocalArray
 from .multiply import multiply
+from .replica import kept
 from .signatures import shape_of, stored_shape
 from .staged import Staged, level_of
 
@@ -174,10 +175,25 @@ class Member(FloatLowering):
         lvl = max([level_of(p) for p in parts] + [0])
         if mport.name not in build.driven:       # a shared port is driven once
             build.driven.add(mport.name)
-            self.m.d.comb += [port.addr.eq(self._address(e, parts, lvl)),
-                              port.en.eq(build.en),
-                              port.slot.eq(build.lines.tap(SLOT, self.skew + lvl, self.prefix))]
+            addr = self._address(e, parts, lvl)
+            slot = build.lines.tap(SLOT, self.skew + lvl, self.prefix)
+            if self.skew + lvl > 0 and all(isinstance(p, (int, Line)) for p in parts):
+                addr = self._own(self._address(e, parts, lvl - 1), f"{mport.name}_addr")
+                slot = self._own(build.lines.tap(SLOT, self.skew + lvl - 1, self.prefix),
+                                 f"{mport.name}_slot")
+            self.m.d.comb += [port.addr.eq(addr), port.en.eq(build.en), port.slot.eq(slot)]
         return Staged(port.data, lvl + READ_LATENCY)
+
+    def _own(self, early, name):
+        """A read port's own register of a value from the delay lines, ``early`` one enabled
+        cycle before (Yosys does not merge it, ``replica.kept``): reads of two tensors at one
+        index (``A[i, k]``, ``B[k, j]``) shared a line's register, and nextpnr placed it beside
+        one of the memories (12x13 gemm_os: 6.3 ns of routing to the other, across the die)."""
+        if isinstance(early, Const):
+            return early
+        own = Signal(early.shape(), name=f"{self.prefix}__{name}")
+        kept(self.m, own, early, self.build.lines.en, self.group.target)
+        return own
 
     def _binop(self, e, env):
         a, b = self.emit(e.lhs, env), self.emit(e.rhs, env)

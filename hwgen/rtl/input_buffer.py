@@ -10,6 +10,9 @@ memory whose word holds an element of each, side by side (sub-bank ``s`` in bits
 ``s * bits``...): on ECP5 a word of eight int8 elements fills four DP16KD blocks rather
 than 16 LUT-RAM cells per 16 entries.
 """
+import functools
+import operator
+
 from amaranth.hdl import Cat, Module, Signal, Value, unsigned
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
@@ -210,19 +213,27 @@ class InputBuffer(wiring.Component):
         # which the data crosses to the PEs. In a DP16KD with sub-banks, the first register
         # holds the whole word beside the block: the blocks of one memory may lie far apart
         # (12x12 gemm_os: 7.8 ns of routing from a block through the mux to its register), and
-        # the mux that joins them gets a cycle of its own. The mux's select follows the data.
+        # the mux that joins them gets a cycle of its own, an AND-OR of the sub-banks under
+        # one-hot flip-flops (``rd<k>_hit<s>``), each beside its sub-bank's block (one select
+        # register for all of them: 3.0 ns of routing to the farthest, 12x12 gemm_os). The
+        # select follows the data.
         in_block = isinstance(mem, DP16KDMemory)
         data, word = datas[0], in_block and f > 1
         if f > 1:
-            sel = [Signal(ceil_log2(f), name=f"rd{k}_sub{n}") for n in range(1 + in_block + word)]
+            sel = [Signal(ceil_log2(f), name=f"rd{k}_sub{n}") for n in range(1 + in_block)]
             with m.If(port.en):
                 m.d.sync += [s.eq(v) for s, v in zip(sel, [addr[:ceil_log2(f)]] + sel)]
             if word:
                 held = Signal(len(rp.data), reset_less=True, name=f"rd{k}_word")
+                hits = [Signal(name=f"rd{k}_hit{s}") for s in range(f)]
                 with m.If(port.en):
                     m.d.sync += held.eq(rp.data)
-                datas = [held[s * width:(s + 1) * width] for s in range(f)]
-            data = mux_tree(datas, sel[-1])
+                    m.d.sync += [h.eq(sel[-1] == s) for s, h in enumerate(hits)]
+                data = functools.reduce(operator.or_, (held[s * width:(s + 1) * width] &
+                                                       h.replicate(width)
+                                                       for s, h in enumerate(hits)))
+            else:
+                data = mux_tree(datas, sel[-1])
         for n in range(READ_LATENCY - 1 - in_block - word):
             q = Signal(shape_of(self.tensor.dtype), reset_less=True, name=f"rd{k}_q{n}")
             with m.If(port.en):
