@@ -2,10 +2,12 @@
 
 Cycles are the schedule's, computed analytically for the regular PE array the generator builds
 with the rules of ``schedule``: a value read from a bank exists at level 4 (``READ_LATENCY``),
-one from a neighbour at level 0; the product is one level after the later operand; a stream from
-PE ``p`` to ``q`` makes ``q`` run behind ``p`` by ``schedule.groups.consumer_skew`` (the longest
-path over the array sets each PE's skew); a problem takes its time steps plus the deepest PE's
-tap (``schedule.groups.taps``), and problems overlap by ``schedule.cycles.problem_spacing``.
+one from a neighbour at level 0; the product is ``MULT_STAGES`` levels after the later
+operand, and the output written from its register a level after it (``schedule.Levels.held``);
+a stream from PE ``p`` to ``q`` makes ``q`` run behind ``p`` by ``schedule.groups.consumer_skew``
+(the longest path over the array sets each PE's skew); a problem takes its time steps plus the
+deepest PE's tap (``schedule.groups.taps``), and problems overlap by
+``schedule.cycles.problem_spacing``.
 Lanes, slots and the steady-state interval follow from ``schedule.host_timing``, the rules the
 generated top is built from, so ``Cost.cycles`` equals ``Plan.interval_cycles`` and
 ``Cost.latency`` equals ``Plan.expected_cycles``. Read ports are counted as ``schedule.ports``
@@ -22,7 +24,7 @@ from ..ir.layout import banking
 from ..schedule import MULT_STAGES, READ_LATENCY
 from ..schedule import host_timing
 from ..schedule.cycles import problem_spacing
-from ..schedule.groups import consumer_skew, taps
+from ..schedule.groups import BASE_SKEW, consumer_skew, taps
 from ..ir.types import Sharded
 from .generate import design_tensors, layout
 from .resources import Shape, back, estimate, readers, structural_counts
@@ -85,19 +87,20 @@ def _skews(design):
         if chain is not None and pos[chain] > 0:
             src = back(pos, chain)
             incoming.append(consumer_skew(skew[src], prod[src], 0))
-        skew[pos] = max(incoming, default=0)
+        skew[pos] = max(incoming, default=BASE_SKEW)
     return skew, prod
 
 
 def _first_write(design, grid, skew, prod):
     """The controller count of a problem's first output write: the writers' (the PEs ending a
     partial-sum chain) product levels on the first iteration that completes a reduction (what
-    ``schedule.cycles.group_spacing`` finds on the generated graph; test_cost holds them equal)."""
+    ``schedule.cycles.group_spacing`` finds on the generated graph; test_cost holds them equal),
+    each written from its variable's register, a level after it (``schedule.Levels.held``)."""
     red, chain = design.reduction_depth, design.chain
     trips = [p.trip for p in design.nest]
     first = math.prod(trips[red:]) - 1 if red is not None else 0
     writers = [p for p in skew if chain is None or p[chain] == grid[chain] - 1]
-    return min(first + skew[p] + prod[p] for p in writers)
+    return min(first + skew[p] + prod[p] + 1 for p in writers)      # a level after: held
 
 
 def _shared_rows(design, grid, skew, prod, bank):
@@ -182,7 +185,7 @@ def cost(design):
     pes = math.prod(grid)
     iterations = design.iterations
     skew, prod = _skews(design)
-    deepest = taps([skew[p] for p in skew], [prod[p] + 1 for p in skew])
+    deepest = taps([skew[p] for p in skew], [prod[p] + 2 for p in skew])   # the write: held
     compute = iterations + deepest
     spacing = problem_spacing(iterations, deepest, _first_write(design, grid, skew, prod))
 

@@ -19,10 +19,9 @@ from ..ir.graph import Pred
 from ..ir.types import Sharded
 from ..schedule import READ_LATENCY
 from ..schedule.groups import link_delay
-from ..schedule.host_timing import INPUT_MID_STAGES, chained, lane_split, range_bits, slot_bits
+from ..schedule.host_timing import range_bits, slot_bits
 from ..schedule.lines import FINISH, SLOT, Line, LineKind, copy_registers
-from ..schedule.memories import input_memory, memory_kind
-from ..schedule.shared_rows import output_memories
+from .buffer_counts import count_buffers, odd
 from .generate import IN_TYPE, OUT_TYPE, layout
 
 # LUT and FF per structural count of ``structure`` (``base`` = 1 per design): TRELLIS_COMB
@@ -31,10 +30,11 @@ from .generate import IN_TYPE, OUT_TYPE, layout
 # tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
 # counted, not fitted: one multiplier per PE, and block RAMs as ``schedule.memories`` maps them.
 RESOURCE_MODEL = {
-    "LUT": {"base": 139.6, "pe": 17.8, "acc_bit": 1.4, "lutram": 7.4, "mux_bit": 0.14,
-            "addr_bit": 3.3, "bram": 7.0, "bram_emu": 0.6, "const_mul": 8.6},
-    "FF": {"acc_bit": 1.9, "link_bit": 0.11, "pipe_bit": 0.86, "delay_bit": 1.4, "ctrl_bit": 4.2,
-           "buf_bit": 0.7, "bram_emu": 0.51},
+    "LUT": {"base": 187.7, "pe": 11.0, "acc_bit": 1.8, "lutram": 7.3, "mux_bit": 0.17,
+            "addr_bit": 2.1, "lane_bit": 2.8, "ctrl_bit": 0.31, "bram": 5.1, "bram_emu": 0.57,
+            "const_mul": 6.1},
+    "FF": {"acc_bit": 2.2, "link_bit": 0.75, "pipe_bit": 0.87, "delay_bit": 1.0, "ctrl_bit": 4.6,
+           "buf_bit": 0.65, "bram_emu": 0.53},
 }
 
 # The structural counts (keys of ``Cost.counts``): ``base`` 1 per design; ``pe`` PEs;
@@ -107,12 +107,6 @@ def estimate(shape, counts):
     res["DSP"] = counts["pe"] * (len(shape.design.expr.inputs) - 1)
     res["BRAM"] = counts["bram"]
     return res
-
-
-def _odd(n):
-    """``n`` without its factors of two (Yosys turns a multiply by ``2**k * odd`` into a shift
-    of a multiply by ``odd``; by a power of two, into a shift alone)."""
-    return abs(n) // (abs(n) & -abs(n)) if n else 0            # over its lowest set bit
 
 
 class _Count:
@@ -251,7 +245,7 @@ class _Count:
                 self.tap(*signal, pos)
             else:
                 signal = self.index_sum(pos, var, const, level)
-            stride = _odd(bank.strides()[dim])
+            stride = odd(bank.strides()[dim])
             if stride > 1:
                 ext = bank.extent[dim]
                 base = const // ext * ext if isinstance(lay[dim], Sharded) else 0
@@ -264,8 +258,8 @@ class _Count:
         s = self.shape.skew[pos]
         for dd, c in var:
             self.tap(Line.index(dd), s, pos)
-            if _odd(c) > 1:
-                self.muls.add(((Line.index(dd), s), _odd(c)))
+            if odd(c) > 1:
+                self.muls.add(((Line.index(dd), s), odd(c)))
         signal = (tuple(var), const, s)
         if level and (signal, level) not in self.sums:
             self.sums.add((signal, level))
@@ -282,6 +276,10 @@ class _Count:
             return range_bits(self.trips[line.depth] + 1)
         return 1
 
+    def buffers(self):
+        """Each tensor's buffer (``buffer_counts``)."""
+        count_buffers(self.n, self.shape)
+
     def controller(self):
         """The delay lines (to their longest taps), the problem counter, start and finish
         state, the slot counters and the loop counters."""
@@ -295,106 +293,3 @@ class _Count:
         count = max(self.design.iterations + shape.taps, shape.period)
         self.n["ctrl_bit"] += range_bits(count + 1) + 2 + 2 * slot_bits(shape.slots) + \
             sum(range_bits(t + 1) for t in self.trips)
-
-    # -- buffers ----------------------------------------------------------------------------
-
-    def buffers(self):
-        """Each tensor's buffer: its host-side counters and bank arithmetic, and its banks."""
-        shape = self.shape
-        for t in shape.tensors:
-            bank = shape.bankings[t.name]
-            self.n["ctrl_bit"] += sum(map(range_bits, bank.extent)) + \
-                sum(map(range_bits, bank.shards)) + 2 * shape.slots + 3 * slot_bits(shape.slots)
-            self.n["const_mul"] += sum(1 for e, st in zip(bank.extent, bank.strides())
-                                       if _odd(st) > 1 and range_bits(e) >= 2)
-            # The registers between the host port and the banks: an input's landing register
-            # and its stages with no enable (``rtl.input_buffer``); an output's entries (four
-            # before a chain, which decides three cycles ahead) and flags (``rtl.skid``).
-            bits, entries = shape.lanes[t.name] * t.dtype.bits, 4 if chained(bank) else 2
-            if t.direction == "in":
-                self.n["buf_bit"] += (1 + INPUT_MID_STAGES) * bits + 2
-            else:
-                self.n["buf_bit"] += entries * bits + 2
-                self.n["mux_bit"] += (entries - 1) * bits
-            if t.direction == "in":
-                self.input_banks(t, bank)
-            elif chained(bank):
-                self.output_chain(t, bank)
-            else:
-                self.output_banks(t, bank)
-
-    def input_banks(self, t, bank):
-        """The banks of input ``t``: per bank, one memory whose word holds its sub-banks."""
-        shape, w = self.shape, t.dtype.bits
-        f, g = lane_split(bank, t.shape, shape.lanes[t.name])
-        sharded = [l.axis for l in (t.type.layout or ()) if isinstance(l, Sharded)]
-        per_bank = {}
-        for pos in shape.readers[t.name]:
-            key = tuple(pos[ax] for ax in sharded)
-            per_bank[key] = per_bank.get(key, 0) + 1
-        entries = (1 << slot_bits(shape.slots)) << range_bits(bank.depth // f)
-        # A beat writes G banks. Unless it spans every shard of the innermost dimension (the
-        # lane -> bank map is then fixed), each memory has G write ports that Yosys merges.
-        merged = g > 1 and bank.shards[-1] > g
-        self.n["lane_bit"] += bank.banks * (g if merged else 1)
-        # Each bank's copy of the write address and data, and of its write enables.
-        self.n["buf_bit"] += bank.banks * (range_bits(entries) + shape.lanes[t.name] * w + g)
-        for rp in per_bank.values():
-            in_block = self.memory(entries, f * w, rp, 1, input_memory) == "dp16kd"
-            if merged:
-                self.n["mux_bit"] += f * g * (w + range_bits(entries))
-            # The data registers (a DP16KD's own, one of the whole word beside it when it holds
-            # sub-banks, the rest after the sub-bank mux) and the select, delayed to match.
-            word = in_block and f > 1
-            regs, sel = READ_LATENCY - 1 - in_block - word + word * f, 1 + in_block + word
-            self.n["buf_bit"] += rp * (regs * w + sel * range_bits(f))
-            self.n["mux_bit"] += rp * f * w if f > 1 else 0
-
-    def output_banks(self, t, bank):
-        """An output in memories (``rtl.output_banks``): one per bank, or one per row of banks
-        written through an or of its writers' address and data."""
-        memories, row, entries = output_memories(bank, self.shape.slots, self.shape.shared_rows)
-        w = t.dtype.bits
-        self.memory(entries, w, 1, memories)
-        self.n["buf_bit"] += range_bits(memories) + 3
-        if memories > 1:
-            self.n["mux_bit"] += memories * w
-        if row > 1:
-            self.n["mux_bit"] += bank.banks * (w + range_bits(entries))
-
-    def output_chain(self, t, bank):
-        """One element per bank: registers drained through a shift chain."""
-        w, lanes, slots = t.dtype.bits, self.shape.lanes[t.name], self.shape.slots
-        beats = bank.banks // lanes
-        # Two copies (load, shift) per ``LOADS_PER_COPY`` chain bits, and the copies they take
-        # theirs from (``rtl.output_chain``, ``replica.copies_ahead``).
-        count = -(-bank.banks // max(1, 64 // w))
-        copies = 2 * (count + math.isqrt(count - 1) + 1)
-        self.n["buf_bit"] += 2 * w * bank.banks + range_bits(beats + 1) + \
-            range_bits(slots + 2) + 4 + copies
-        self.n["chain_bit"] += w * max(0, bank.banks - lanes)        # load-or-shift muxes
-
-    def memory(self, entries, width, reads, copies, kind_of=memory_kind):
-        """``copies`` memories of ``entries`` x ``width`` with ``reads`` read ports, mapped as
-        ``kind_of`` says (``schedule.memories``); returns the kind."""
-        n = self.n
-        kind, cells, rows = kind_of(entries, width, reads)
-        if kind == "dp16kd":                    # explicit blocks: no registers around them
-            n["bram"] += copies * cells
-            if rows > 1:
-                n["mux_bit"] += copies * reads * rows * width
-            return kind
-        if kind.startswith("bram"):
-            n["bram"] += copies * cells
-            # Registers Yosys adds around a block RAM: the emulated read-before-write of
-            # PDPW16KD (write delayed, read bypassed), a data register on DP16KD.
-            n["bram_emu"] += copies * (2 * width + 7 if kind == "bram36" else width)
-            return kind
-        if kind == "lutram":
-            n["lutram"] += copies * cells
-        else:
-            n["buf_bit"] += copies * entries * width
-        n["buf_bit"] += copies * reads * width              # the synchronous read's register
-        n["lane_bit"] += copies * rows                       # write enables per row
-        if rows > 1:
-            n["mux_bit"] += copies * reads * rows * width

@@ -27,7 +27,12 @@ from .properties import after_reset, previous, stable_until_taken
 def bank_ports(p, tensor, kind):
     """The bank of each of ``tensor``'s ``kind`` ("reads" or "writes") ports, numbered as
     ``rtl.top`` numbers a buffer's ports: group by group, in port order."""
-    return [port.bank for g in p.schedule.groups
+    return [port.bank for port in _ports(p, tensor, kind)]
+
+
+def _ports(p, tensor, kind):
+    """``tensor``'s ``kind`` ports (``schedule.ports.MemoryPort``), in `bank_ports` order."""
+    return [port for g in p.schedule.groups
             for port in getattr(p.ports[g.name], kind) if port.tensor == tensor]
 
 
@@ -106,8 +111,8 @@ class _ProbedInput(InputBuffer):
     ``probe_addr``: observers for the invariant that the tracked element sits in its cell
     (its behaviour is unchanged)."""
 
-    def __init__(self, tensor, banking, readers, lanes, slots):
-        super().__init__(tensor, banking, readers, lanes, slots)
+    def __init__(self, tensor, banking, readers, lanes, slots, ahead):
+        super().__init__(tensor, banking, readers, lanes, slots, ahead=ahead)
         self.split = f = lane_split(banking, tensor.shape, lanes)[0]
         self.probe_addr = Signal(slot_bits(slots) + ceil_log2(banking.depth // f),
                                  name="probe_addr")
@@ -130,15 +135,17 @@ def input_buffers(graph, lanes=1, fault=False):
     that read any address of any slot: the buffer takes a beat exactly when a slot is free
     (no overflow) and says ``loaded`` exactly when a whole problem waits (no underflow); the
     tracked element, once taken, is what every read of its bank address in its slot returns
-    (``READ_LATENCY`` enabled cycles later) until its problem is consumed. Returns the depth of the check:
-    enough beats to fill every slot, free one and load into it again."""
+    (``READ_LATENCY`` enabled cycles later, one more ahead) until its problem is consumed.
+    Returns the depth of the check: enough beats to fill every slot, free one and load into it
+    again."""
     p = plan(graph, lanes=lanes)
     m = Module()
     live = after_reset(m)
     ports, depth = [], 0
     for t in graph.inputs:
-        buf = _ProbedInput(t, p.bankings[t.name], bank_ports(p, t.name, "reads"),
-                           p.lanes[t.name], p.slots)
+        reads = _ports(p, t.name, "reads")
+        buf = _ProbedInput(t, p.bankings[t.name], [r.bank for r in reads], p.lanes[t.name],
+                           p.slots, [r.ahead for r in reads])
         m.submodules[f"in_{t.name}"] = part = Fragment.get(buf, None)
         ports += _input_buffer(m, live, buf, state(part), fault and t is graph.inputs[0])
         depth = max(depth, beats(t, buf.lanes) * p.slots + 4 + LOAD_LATENCY)
@@ -221,8 +228,10 @@ def _input_track(m, live, buf, c, host):
     for k, bank in enumerate(buf.readers):
         port = buf.read_port(k)
         hit = t.landed & (port.addr == t.addr) & (port.slot == t.slot) & (t.bank == bank)
-        # A hit's data arrives READ_LATENCY enabled cycles later (the port moves only then).
-        stages = [Signal(name=f"{n}_rd{k}_stage{d}") for d in range(READ_LATENCY)]
+        # A hit's data arrives READ_LATENCY enabled cycles later (the port moves only then),
+        # one more for a port whose address comes ahead.
+        stages = [Signal(name=f"{n}_rd{k}_stage{d}")
+                  for d in range(READ_LATENCY + buf.ahead[k])]
         with m.If(port.en):
             m.d.sync += [s.eq(v) for s, v in zip(stages, [hit] + stages)]
         with m.If(live & stages[-1] & t.tracked):

@@ -124,7 +124,8 @@ def block_rams_of(graph):
         bank = p.bankings[t.name]
         f, _ = lane_split(bank, t.shape, p.lanes[t.name])
         entries = (1 << slot_bits(p.slots)) * _pow2(bank.depth // f)
-        total += sum(_input_blocks(entries, f * t.dtype.bits, reads[(t.name, b)])
+        bits = t.dtype.bits
+        total += sum(_input_blocks(entries, f * bits, reads[(t.name, b)], bits)
                      for b in range(bank.banks))
     for t in p.graph.outputs:
         bank = p.bankings[t.name]
@@ -162,10 +163,11 @@ def blocks_within(graph, brams):
     return blocks
 
 
-def _input_blocks(entries, width, reads):
-    """DP16KD blocks of an input bank's memory (``rtl.input_buffer``: where ``input_memory``
-    puts it in block RAM, a copy per read port)."""
-    kind, cells, _ = input_memory(entries, width, reads)
+def _input_blocks(entries, width, reads, element=None):
+    """DP16KD blocks of an input bank's memory of ``element``-bit elements
+    (``rtl.input_buffer``: where ``input_memory`` puts it in block RAM, a copy per read
+    port)."""
+    kind, cells, _ = input_memory(entries, width, reads, element)
     return cells if kind == "dp16kd" else 0
 
 

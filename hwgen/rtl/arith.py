@@ -3,10 +3,12 @@
 ``mux_tree`` selects with a balanced tree of 2:1 muxes: a case statement becomes a one-hot
 AND-OR of about 21 LUT4 per bit at 16:1. ``mul_const`` multiplies by a constant with shifts
 and adds: a ``$mul`` by a constant that is not a power of two takes a whole DSP block, which
-the PE array needs for its multiply-accumulates. ``named`` shares an expression's logic among
-its uses.
+the PE array needs for its multiply-accumulates. ``add_cleared`` adds to a value cleared under
+a flag (an accumulator's first term) with the clear inside the carry chain's own LUTs on ECP5:
+Yosys puts an AND gate in front of every adder bit. ``named`` shares an expression's logic
+among its uses.
 """
-from amaranth.hdl import Const, Mux, Signal, Value
+from amaranth.hdl import Const, Instance, Mux, Shape, Signal, Value
 
 
 def named(m, value, name):
@@ -57,3 +59,33 @@ def mul_const(value, c):
     for term in minus:
         result = result - term
     return result
+
+
+# ECP5 CCU2C halves that add A (0 where C is high) and B with the carry in (D tied high):
+# propagate ``(A & ~C) ^ B`` (LUT4 bits 8-15), generate ``A & B`` (the LUT2 of bits 0-3: where
+# the propagate is low and C high, B is 0, so no carry).
+CLEARED_ADD_INIT = 0xC608
+
+
+def add_cleared(m, a, clear, b, name, target="generic"):
+    """``Mux(clear, 0, a) + b`` (Amaranth's width); on ``ecp5`` a chain of CCU2C cells named
+    ``name`` whose LUTs clear ``a`` (``models/CCU2C.v`` simulates the cell)."""
+    a, b = Value.cast(a), Value.cast(b)
+    total = Mux(clear, 0, a) + b
+    if target != "ecp5":
+        return total
+    shape = total.shape()
+    width = shape.width + shape.width % 2
+    x, y = Signal(Shape(width, shape.signed)), Signal(Shape(width, shape.signed))
+    out = Signal(width)
+    m.d.comb += [x.eq(a), y.eq(b)]
+    carry = Const(0)
+    for k in range(0, width, 2):
+        cout = Signal(name=f"{name}_c{k // 2}")
+        m.submodules[f"{name}_{k // 2}"] = Instance(
+            "CCU2C", p_INIT0=CLEARED_ADD_INIT, p_INIT1=CLEARED_ADD_INIT, p_INJECT1_0="NO",
+            p_INJECT1_1="NO", i_CIN=carry, i_A0=x[k], i_B0=y[k], i_C0=clear, i_D0=Const(1),
+            i_A1=x[k + 1], i_B1=y[k + 1], i_C1=clear, i_D1=Const(1), o_S0=out[k],
+            o_S1=out[k + 1], o_COUT=cout)
+        carry = cout
+    return out[:shape.width].as_signed() if shape.signed else out[:shape.width]

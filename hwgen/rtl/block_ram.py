@@ -7,10 +7,15 @@ starts with the block's 5.83 ns clock-to-output (nextpnr 0.11, ECP5-85k speed 6)
 path of an 8×8 ``gemm_os``. With ``REGMODE_B = "OUTREG"`` the same register is the block's own
 and the read leaves it after 0.96 ns. ``DP16KDMemory`` builds such a memory from explicit
 blocks, on an input buffer's memories that Yosys would put in block RAM, or in LUT-RAM at a
-cost of several cells per block (``schedule.memories.input_memory``): port A
-writes, port B reads, ``CEB``/``OCEB`` the read enable. ``models/DP16KD.v`` simulates the
-block; ``tests/rtl/test_block_ram.py`` holds it equal to the two-register read of
-``amaranth.lib.memory``.
+cost of several cells per block (``schedule.memories.input_memory``): port A writes, port B
+reads, ``CEB``/``OCEB`` the read enable. A word of several elements keeps each element whole in
+its blocks (``schedule.memories.dp16kd_columns``), so that a read that picks one element picks
+it from one group of blocks. The write, and the address of a read port that comes a cycle
+early, are registered in a copy beside each block (a 12x12 ``gemm_os``: one register drove the
+eight blocks of a bank, 6.2 to 6.5 ns of routing to the farthest). ``models/DP16KD.v``
+simulates the block; ``tests/rtl/test_block_ram.py`` holds it equal to the two-register read
+of ``amaranth.lib.memory`` behind a write register (and an address register where the read
+port has one).
 """
 from types import SimpleNamespace
 
@@ -19,6 +24,7 @@ from amaranth.utils import ceil_log2
 
 from ..schedule.memories import dp16kd_shape, input_memory
 from .arith import mux_tree
+from .replica import copies, kept
 
 # Address bits of a DP16KD port, and how far the element address is shifted up for each data
 # width (the low bits of an 18-bit port are its byte enables).
@@ -26,38 +32,66 @@ ADDR_BITS = 14
 _SHIFT = {1: 0, 2: 1, 4: 2, 9: 3, 18: 4}
 
 
-def uses_dp16kd(entries, width, reads, target):
-    """Whether an input buffer's memory is built from explicit DP16KD blocks on ``target``
-    (``schedule.memories.input_memory``)."""
-    return target == "ecp5" and input_memory(entries, width, reads)[0] == "dp16kd"
+def uses_dp16kd(entries, width, reads, target, element=None):
+    """Whether an input buffer's memory of ``element``-bit elements is built from explicit
+    DP16KD blocks on ``target`` (``schedule.memories.input_memory``)."""
+    return target == "ecp5" and input_memory(entries, width, reads, element)[0] == "dp16kd"
 
 
 class DP16KDMemory(Elaboratable):
-    """``depth`` entries of ``shape`` in DP16KD blocks: write ports as ``amaranth.lib.memory``'s
-    (merged into port A: at most one may be enabled in a cycle), read ports whose ``data``
-    follows two enabled cycles after ``addr`` (read register, output register). Each read port
-    reads its own copy of the blocks, all written alike (as Yosys copies a memory per read)."""
+    """``depth`` words of ``shape`` in DP16KD blocks, each word ``element``-bit elements side
+    by side (default: one), each element whole in its blocks: write ports as
+    ``amaranth.lib.memory``'s, taking effect a cycle later (merged into port A: at most one may
+    be enabled in a cycle), read ports whose ``data`` follows two enabled cycles after ``addr``
+    (read register, output register; three for a port ``ahead``: an address register first). Each read port reads its
+    own copy of the blocks, all written alike (as Yosys copies a memory per read).
 
-    def __init__(self, shape, depth):
+    Attributes
+    ----------
+    columns : list of range
+        The elements of a word in groups, each group in blocks of its own.
+    """
+
+    def __init__(self, shape, depth, element=None):
         self.shape, self.depth = Shape.cast(shape), depth
+        self.element = element or self.shape.width
         self._writes, self._reads = [], []
+        self.bits, self.rows_depth = dp16kd_shape(depth, self.shape.width, self.element)
+
+    @property
+    def columns(self):
+        """The elements of a word in groups, each group in blocks of its own, in order."""
+        per, n = max(1, self.bits // self.element), self.shape.width // self.element
+        return [range(lo, min(n, lo + per)) for lo in range(0, n, per)]
+
+    def _spans(self):
+        """The bits of a word each column of blocks holds, ``(lo, hi)``."""
+        bits, element, width = self.bits, self.element, self.shape.width
+        if element > bits:
+            return [(e + j * bits, e + min(element, (j + 1) * bits))
+                    for e in range(0, width, element) for j in range(-(-element // bits))]
+        per = bits // element * element
+        return [(lo, min(width, lo + per)) for lo in range(0, width, per)]
 
     def write_port(self):
+        """A write port; its ``addr``, ``data`` and ``en`` come a cycle early: the memory
+        registers them (with no enable) in a copy beside each block."""
         port = SimpleNamespace(addr=Signal(range(self.depth)), data=Signal(self.shape),
                                en=Signal())
         self._writes.append(port)
         return port
 
-    def read_port(self):
+    def read_port(self, ahead=False):
+        """A read port; ``ahead``: its address is registered first, in a copy beside each
+        block (one more enabled cycle)."""
         port = SimpleNamespace(addr=Signal(range(self.depth)), en=Signal(),
-                               data=Signal(self.shape))
+                               data=Signal(self.shape), ahead=ahead)
         self._reads.append(port)
         return port
 
     def elaborate(self, platform):
         m = Module()
         width = self.shape.width
-        bits, rows_depth = dp16kd_shape(self.depth, width)
         # Port A takes the enabled write's address and data; with one write port, its own
         # (no gate that zeroes them while it is idle: the block ignores them then).
         wa, wd, we = Signal(range(self.depth)), Signal(width), Signal()
@@ -67,30 +101,41 @@ class DP16KDMemory(Elaboratable):
             addr, data = Mux(p.en, p.addr, addr), Mux(p.en, p.data, data)
         m.d.comb += [wa.eq(addr), wd.eq(data), we.eq(Cat(p.en for p in writes).any())]
         for k, rd in enumerate(self._reads or [self.read_port()]):
-            self._copy(m, k, rd, (wa, wd, we), bits, rows_depth)
+            self._copy(m, k, rd, (wa, wd, we))
         return m
 
-    def _copy(self, m, k, rd, write, bits, rows_depth):
-        """The blocks read port ``k`` (``rd``) reads, written by ``write`` = (addr, data, en)."""
+    def _copy(self, m, k, rd, write):
+        """The blocks read port ``k`` (``rd``) reads, written by ``write`` = (addr, data, en),
+        each with its copy of the read address."""
         wa, wd, we = write
-        width, low = self.shape.width, ceil_log2(rows_depth)
-        rows, cols = -(-self.depth // rows_depth), -(-width // bits)
+        bits, low = self.bits, ceil_log2(self.rows_depth)
+        rows, spans = -(-self.depth // self.rows_depth), self._spans()
+        tag = f"_rd{k}" if k else ""
         outs = []
         for r in range(rows):
-            out = Signal(cols * bits, name=f"row{r}" + (f"_rd{k}" if k else ""))
+            out = Signal(self.shape.width, name=f"row{r}{tag}")
             row_we = we & (wa[low:] == r) if rows > 1 else we
-            for c in range(cols):
-                m.submodules[f"ram{r}_{c}" + (f"_rd{k}" if k else "")] = self._block(
-                    bits, wa[:low], wd[c * bits:(c + 1) * bits], row_we,
-                    rd.addr[:low], rd.en, out[c * bits:(c + 1) * bits])
-            outs.append(out[:width])
+            for c, (lo, hi) in enumerate(spans):
+                raddr = rd.addr[:low]
+                if rd.ahead:
+                    raddr = Signal(len(raddr), reset_less=True, name=f"raddr{r}_{c}{tag}")
+                    kept(m, raddr, rd.addr[:low], rd.en, "ecp5")
+                # This block's copy of the write (its enable 0 in reset).
+                w_en = copies(m, row_we, 1, f"we{r}_{c}{tag}", "ecp5")[0]
+                w = copies(m, Cat(wa[:low], wd[lo:hi]), 1, f"w{r}_{c}{tag}", "ecp5",
+                           reset=False)[0]
+                q = Signal(hi - lo, name=f"q{r}_{c}{tag}")
+                m.submodules[f"ram{r}_{c}{tag}"] = self._block(
+                    bits, w[:len(wa[:low])], w[len(wa[:low]):], w_en, raddr, rd.en, q)
+                m.d.comb += out[lo:hi].eq(q)
+            outs.append(out)
         data = outs[0]
         if rows > 1:
-            # The row of a read follows it through the block's two registers.
-            row1, row2 = (Signal(range(rows), name=f"rd{k}_row{n}") for n in (1, 2))
+            # The row of a read follows it through its registers.
+            row = [Signal(range(rows), name=f"rd{k}_row{n}") for n in range(2 + rd.ahead)]
             with m.If(rd.en):
-                m.d.sync += [row1.eq(rd.addr[low:]), row2.eq(row1)]
-            data = mux_tree(outs, row2)
+                m.d.sync += [r.eq(v) for r, v in zip(row, [rd.addr[low:]] + row)]
+            data = mux_tree(outs, row[-1])
         m.d.comb += rd.data.eq(data)
 
     @staticmethod

@@ -20,13 +20,12 @@ from ..ir.layout import memory_arrays
 from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
-from .arith import mul_const, named
+from .arith import add_cleared, mul_const, named
 from .float_datapath import FloatLowering
 from .local_array import LocalArray
 from .multiply import multiply
-from .replica import kept
 from .signatures import shape_of, stored_shape
-from .staged import Staged, level_of
+from .staged import Cleared, Staged, level_of
 
 # ``a op b`` on Amaranth values (``ir.graph.BINARY`` is the same on Python integers).
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_,
@@ -69,7 +68,11 @@ class Member(FloatLowering):
         self.stmt, self.pred = None, ()     # the statement being compiled, its predicates
         self.segment = 0
         self.products = 0       # multiplies so far (each names its registers or DSP block)
+        self.adds = 0           # adds of a cleared value so far (``arith.add_cleared``)
         self.presets = []       # (var, value, delay-line tap): set before an iteration runs
+        # Variables a tensor write reads from their register (``schedule.Levels.held``):
+        # never preset, which would overwrite the value the write reads.
+        self.held = set(self.levels.held.values())
         self.sums = accumulators(self.inst)     # float accumulators (``rtl.float_sum``)
         self.starts = {}        # accumulator -> its start value
         self.fifo_ops = {}      # (StreamOp, channel) -> [(condition, value to put)]
@@ -175,25 +178,12 @@ class Member(FloatLowering):
         lvl = max([level_of(p) for p in parts] + [0])
         if mport.name not in build.driven:       # a shared port is driven once
             build.driven.add(mport.name)
-            addr = self._address(e, parts, lvl)
-            slot = build.lines.tap(SLOT, self.skew + lvl, self.prefix)
-            if self.skew + lvl > 0 and all(isinstance(p, (int, Line)) for p in parts):
-                addr = self._own(self._address(e, parts, lvl - 1), f"{mport.name}_addr")
-                slot = self._own(build.lines.tap(SLOT, self.skew + lvl - 1, self.prefix),
-                                 f"{mport.name}_slot")
-            self.m.d.comb += [port.addr.eq(addr), port.en.eq(build.en), port.slot.eq(slot)]
+            # An ``ahead`` port's address and slot go out one level early: the buffer
+            # registers them, beside its memories (``schedule.ports.ahead``).
+            at = lvl - mport.ahead
+            self.m.d.comb += [port.addr.eq(self._address(e, parts, at)), port.en.eq(build.en),
+                              port.slot.eq(build.lines.tap(SLOT, self.skew + at, self.prefix))]
         return Staged(port.data, lvl + READ_LATENCY)
-
-    def _own(self, early, name):
-        """A read port's own register of a value from the delay lines, ``early`` one enabled
-        cycle before (Yosys does not merge it, ``replica.kept``): reads of two tensors at one
-        index (``A[i, k]``, ``B[k, j]``) shared a line's register, and nextpnr placed it beside
-        one of the memories (12x13 gemm_os: 6.3 ns of routing to the other, across the die)."""
-        if isinstance(early, Const):
-            return early
-        own = Signal(early.shape(), name=f"{self.prefix}__{name}")
-        kept(self.m, own, early, self.build.lines.en, self.group.target)
-        return own
 
     def _binop(self, e, env):
         a, b = self.emit(e.lhs, env), self.emit(e.rhs, env)
@@ -205,6 +195,13 @@ class Member(FloatLowering):
             prod = multiply(self.m, self.at(a, lvl), self.at(b, lvl), self.build.en,
                             f"{self.prefix}__mul{self.products}", self.group.target)
             return Staged(prod, lvl + MULT_STAGES)
+        cleared = [x for x in (a, b) if isinstance(x, Cleared) and x.level == lvl]
+        if e.op == "+" and cleared and not isinstance(a, int) and not isinstance(b, int):
+            x, y = (a, b) if a is cleared[0] else (b, a)
+            self.adds += 1
+            return Staged(add_cleared(self.m, x.kept, x.clear, self.at(y, lvl),
+                                      f"{self.prefix}__add{self.adds}",
+                                      self.group.target), lvl)
         return Staged(_OPS[e.op](self.at(a, lvl), self.at(b, lvl)), lvl)
 
     def _neg(self, e, env):
@@ -275,7 +272,7 @@ class Member(FloatLowering):
         reg = Staged(self.regs[s.var], self.levels.var[s.var])
         before = self.skew + reg.level - 1          # the iteration, one stage before it reads
         if s.pred and isinstance(s.value, IRConst) and id(s) in self.unread and before >= 0 \
-                and s.var not in self.levels.split:
+                and s.var not in self.levels.split and s.var not in self.held:
             line = self.build.controller.cond(self.segment, s.pred)
             tap = self.build.lines.tap(line, before, self.prefix)
             self.presets.append((s.var, s.value.value, tap))
@@ -283,15 +280,19 @@ class Member(FloatLowering):
             return
         v = self.emit(s.value, env)
         lvl = level_of(v)
+        clear = None
         if s.pred:
             cur = env.get(s.var, reg)
             lvl = max(lvl, level_of(cur))
-            value = Mux(self.cond(s.pred, lvl), self.at(v, lvl), self.at(cur, lvl))
+            clear = self.cond(s.pred, lvl)
+            value = Mux(clear, self.at(v, lvl), self.at(cur, lvl))
         else:
             value = self.at(v, lvl)
         w = Signal(self.regs[s.var].shape(), name=f"{self.prefix}__{s.var}_new")
         self.m.d.comb += w.eq(value)
-        env[s.var] = Staged(w, lvl)
+        # Zero under a predicate: an adder that takes the value clears it in its own logic.
+        zero = isinstance(v, int) and v == 0 and clear is not None
+        env[s.var] = Cleared(w, lvl, self.at(cur, lvl), clear) if zero else Staged(w, lvl)
 
     def _put(self, s, env):
         build, m = self.build, self.m
@@ -316,6 +317,9 @@ class Member(FloatLowering):
         build = self.build
         parts = [self.emit(i, env) for i in self.ports.address_index[id(s)]]
         v = self.emit(s.value, env)
+        if id(s) in self.levels.held:       # the variable's register, a level after its write
+            var = self.levels.held[id(s)]
+            v = Staged(self.regs[var], self.levels.var_w[var] + 1)
         lvl = self.levels.writes[id(s)]     # every write of the tensor at one level
         port = getattr(self.group, self.ports.port_of[id(s)].name)
         c = self.cond(s.pred, lvl)

@@ -20,7 +20,7 @@ from amaranth.utils import ceil_log2
 
 from ..schedule.host_timing import INPUT_MID_STAGES, lane_split, slot_bits
 from ..schedule.levels import READ_LATENCY
-from .arith import mux_tree, named
+from .arith import mux_tree
 from .block_ram import DP16KDMemory, uses_dp16kd
 from .replica import copies, later
 from .signatures import bank_port_name, bank_ports, shape_of
@@ -46,6 +46,9 @@ class InputBuffer(wiring.Component):
         ``rtl.target.TARGETS``: on ``"ecp5"`` the banks ``schedule.memories.input_memory``
         puts in block RAM are ``rtl.block_ram.DP16KDMemory`` blocks whose output register is
         the read's data register.
+    ahead : list of bool
+        Per read port: its address and slot come one enabled cycle early
+        (``schedule.ports.MemoryPort.ahead``); default none.
 
     Attributes
     ----------
@@ -58,11 +61,15 @@ class InputBuffer(wiring.Component):
     consume : In(1)
         Pulse: the oldest started problem is done reading; its slot may be reloaded.
     rd<k> : In(read_port)
-        Reads slot ``rd<k>.slot``; ``data`` follows three enabled cycles after ``addr``.
+        Reads slot ``rd<k>.slot``; ``data`` follows ``READ_LATENCY`` enabled cycles after
+        ``addr`` (one more ``ahead``).
     """
 
-    def __init__(self, tensor, banking, readers, lanes=1, slots=2, target="generic"):
+    def __init__(self, tensor, banking, readers, lanes=1, slots=2, target="generic", ahead=()):
         self._tensor, self._banking, self._readers = tensor, banking, tuple(readers)
+        self._ahead = tuple(ahead) or (False,) * len(self._readers)
+        if len(self._ahead) != len(self._readers):
+            raise ValueError(f"{len(self._ahead)} ahead flags for {len(self._readers)} readers")
         self._lanes, self._slots, self._target = lanes, slots, target
         self._f, self._g = lane_split(banking, tensor.shape, lanes)
         if banking.extent[-1] % self._f:
@@ -79,6 +86,7 @@ class InputBuffer(wiring.Component):
     readers = property(lambda self: self._readers)
     lanes = property(lambda self: self._lanes)
     slots = property(lambda self: self._slots)
+    ahead = property(lambda self: self._ahead)
 
     def read_port(self, k):
         """The interface of read port ``k`` (``readers[k]`` is its bank)."""
@@ -103,8 +111,9 @@ class InputBuffer(wiring.Component):
         return m
 
     def _memory(self, shape, entries, reads):
-        if uses_dp16kd(entries, shape.width, reads, self._target):
-            return DP16KDMemory(shape, entries)
+        element = self.tensor.dtype.bits
+        if uses_dp16kd(entries, shape.width, reads, self._target, element):
+            return DP16KDMemory(shape, entries, element)
         return memory.Memory(shape=shape, depth=entries, init=[])
 
     def _load(self, m, mems, sub_depth):
@@ -175,10 +184,12 @@ class InputBuffer(wiring.Component):
         addr_data = later(m, Cat(w_addr, w_data), INPUT_MID_STAGES, "w_mid")
         written = later(m, w_last, INPUT_MID_STAGES + 1, "written")
         written_slot = later(m, w_slot, INPUT_MID_STAGES + 1, "written_slot")
-        # One bank needs no copies (and no primitive flip-flops).
+        # One bank needs no copies (and no primitive flip-flops). A memory of DP16KD blocks
+        # makes its own, one beside each block (``block_ram``: its write port is ahead).
         target = self._target if len(mems) > 1 else "generic"
-        copy = [copies(m, addr_data, 1, f"w_bank{b}", target, reset=False)[0]
-                for b in range(len(mems))]
+        copy = [addr_data if isinstance(mem, DP16KDMemory) else
+                copies(m, addr_data, 1, f"w_bank{b}", target, reset=False)[0]
+                for b, mem in enumerate(mems)]
         # Lane group q's beat writes a word of the bank it falls in, one of ``walk.banks(q)``
         # (only those get a write port from it); the bank's write enable is a register,
         # ``landed & (bank == b)`` computed a cycle ahead, then delayed beside the bank's copy.
@@ -186,9 +197,10 @@ class InputBuffer(wiring.Component):
             bank, reached = walk.bank(q), walk.banks(q)
             for b in sorted(reached):
                 mem = mems[b]
+                ahead = isinstance(mem, DP16KDMemory)
                 w_en = Signal(name=f"w_en{q}_{b}")
                 m.d.sync += w_en.eq(landed & (bank == b) if len(reached) > 1 else landed)
-                en = later(m, w_en, INPUT_MID_STAGES + 1, f"w_en{q}_{b}_d")
+                en = later(m, w_en, INPUT_MID_STAGES + 1 - ahead, f"w_en{q}_{b}_d")
                 addr, data = copy[b][:len(w_addr)], copy[b][len(w_addr):]
                 wp = mem.write_port()
                 m.d.comb += [wp.addr.eq(addr), wp.data.eq(data[q * f * bits:(q + 1) * f * bits]),
@@ -196,47 +208,57 @@ class InputBuffer(wiring.Component):
         return written, written_slot
 
     def _read(self, m, k, mem, sub_depth):
-        """Read port ``k`` on its bank's memory ``mem``: data ``READ_LATENCY`` enabled cycles after
-        the address."""
-        f = self._f
-        port = self.read_port(k)
-        addr = Value.cast(port.addr)
+        """Read port ``k`` on its bank's memory ``mem``: data ``READ_LATENCY`` enabled cycles
+        after the address (one more for a port ``ahead``, whose address the buffer registers
+        first: in DP16KD blocks, a copy beside each block, ``block_ram``).
+
+        Four stages (``schedule.READ_LATENCY``): the memory's read, a data register (a
+        DP16KD's output register), and two registers, the last of which the data crosses to
+        the PEs from. A word of sub-banks is narrowed to the element read between them: in
+        DP16KD blocks, each group of blocks narrows its own elements into a register beside it
+        (an and-or under one-hot selects, ``rd<k>_hit<s>``, each beside its block), and the
+        last register ors the groups (12x12 ``gemm_os``: a register of the whole word beside
+        the blocks, then a 16-way and-or across a bank's eight blocks, 6.6 ns); elsewhere a mux
+        tree picks it. The select follows the data."""
+        f, port, ahead = self._f, self.read_port(k), self._ahead[k]
+        addr, en = Value.cast(port.addr), port.en
         sub_addr = Cat(sub_address(addr, f, sub_depth), port.slot)
-        if f > 1:
-            sub_addr = named(m, sub_addr, f"rd{k}_addr")
-        rp = mem.read_port()
-        m.d.comb += [rp.addr.eq(sub_addr), rp.en.eq(port.en)]
+        in_block = isinstance(mem, DP16KDMemory)
+        rp = mem.read_port(ahead=ahead) if in_block else mem.read_port()
+        if ahead and not in_block:
+            sub_addr = _stage(m, en, sub_addr, f"rd{k}_addr")
+        m.d.comb += [rp.en.eq(en), rp.addr.eq(sub_addr)]
+        # The memory's data (a DP16KD's output register, else the read port's) is ``stage``
+        # enabled cycles after the address, ``sel`` the sub-bank there.
+        stage, sel = 2 if in_block else 1, addr[:ceil_log2(f)]
+        if ahead:
+            sel = _stage(m, en, sel, f"rd{k}_sel") if f > 1 else sel
         width = shape_of(self.tensor.dtype).width
         datas = [rp.data[s * width:(s + 1) * width] for s in range(f)]
-        # Read latency 4 (``schedule.READ_LATENCY``): the memory's read, a data register (in
-        # a DP16KD its output register), and two registers, one after the sub-bank mux from
-        # which the data crosses to the PEs. In a DP16KD with sub-banks, the first register
-        # holds the whole word beside the block: the blocks of one memory may lie far apart
-        # (12x12 gemm_os: 7.8 ns of routing from a block through the mux to its register), and
-        # the mux that joins them gets a cycle of its own, an AND-OR of the sub-banks under
-        # one-hot flip-flops (``rd<k>_hit<s>``), each beside its sub-bank's block (one select
-        # register for all of them: 3.0 ns of routing to the farthest, 12x12 gemm_os). The
-        # select follows the data.
-        in_block = isinstance(mem, DP16KDMemory)
-        data, word = datas[0], in_block and f > 1
-        if f > 1:
-            sel = [Signal(ceil_log2(f), name=f"rd{k}_sub{n}") for n in range(1 + in_block)]
-            with m.If(port.en):
-                m.d.sync += [s.eq(v) for s, v in zip(sel, [addr[:ceil_log2(f)]] + sel)]
-            if word:
-                held = Signal(len(rp.data), reset_less=True, name=f"rd{k}_word")
-                hits = [Signal(name=f"rd{k}_hit{s}") for s in range(f)]
-                with m.If(port.en):
-                    m.d.sync += held.eq(rp.data)
-                    m.d.sync += [h.eq(sel[-1] == s) for s, h in enumerate(hits)]
-                data = functools.reduce(operator.or_, (held[s * width:(s + 1) * width] &
-                                                       h.replicate(width)
-                                                       for s, h in enumerate(hits)))
-            else:
-                data = mux_tree(datas, sel[-1])
-        for n in range(READ_LATENCY - 1 - in_block - word):
-            q = Signal(shape_of(self.tensor.dtype), reset_less=True, name=f"rd{k}_q{n}")
-            with m.If(port.en):
-                m.d.sync += q.eq(data)
-            data = q
+        data = datas[0]
+        if f > 1 and in_block:
+            for n in range(stage - 1):
+                sel = _stage(m, en, sel, f"rd{k}_sub{n}")
+            hits = [Signal(name=f"rd{k}_hit{s}") for s in range(f)]
+            with m.If(en):
+                m.d.sync += [h.eq(sel == s) for s, h in enumerate(hits)]
+            parts = [_stage(m, en, functools.reduce(operator.or_, (
+                datas[s] & hits[s].replicate(width) for s in elements)), f"rd{k}_part{c}")
+                for c, elements in enumerate(mem.columns)]
+            data, stage = functools.reduce(operator.or_, parts), stage + 1
+        elif f > 1:
+            for n in range(stage):
+                sel = _stage(m, en, sel, f"rd{k}_sub{n}")
+            data = mux_tree(datas, sel)
+        for n in range(READ_LATENCY - stage):
+            data = _stage(m, en, data, f"rd{k}_q{n}", shape_of(self.tensor.dtype))
         m.d.comb += port.data.eq(data)
+
+
+def _stage(m, en, value, name, shape=None):
+    """``value`` one enabled cycle later, in a reset-less register named ``name``."""
+    reg = Signal(Value.cast(value).shape() if shape is None else shape, reset_less=True,
+                 name=name)
+    with m.If(en):
+        m.d.sync += reg.eq(value)
+    return reg

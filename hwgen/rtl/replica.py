@@ -5,8 +5,9 @@ of a buffer (its write address and data) is copied, one copy per group of loads;
 places each copy beside its loads, and the long route moves in front of the copies, where it
 meets fewer loads. Yosys merges flip-flops with the same input (``opt_merge``) unless the cell
 itself is marked ``keep``, and Amaranth can mark only wires, so on ``ecp5`` each copied bit is
-an ``FD1S3AX`` instance marked ``keep`` (``models/FD1S3AX.v`` stands in for it in Icarus and
-Verilator); other targets build plain registers (behaviourally the same). ``kept`` builds one
+an ``FD1S3AX`` (``FD1S3IX`` with a synchronous clear) instance marked ``keep``
+(``models/FD1S3AX.v``, ``models/FD1S3IX.v`` stand in for them in Icarus and Verilator); other
+targets build plain registers (behaviourally the same). ``kept`` builds one
 such register with an enable (``FD1P3IX``, ``FD1P3AX``): a copy of a control line that travels
 from PE to PE (``rtl.delay``), which Yosys would otherwise merge back into one line."""
 import math
@@ -16,18 +17,21 @@ from amaranth.hdl import ClockSignal, Instance, ResetSignal, Signal, Value
 
 def copies(m, value_next, count, name, target="generic", reset=True):
     """``count`` registers that each take ``value_next`` every cycle; with ``reset``, 0 in
-    reset (like a register whose reset value is 0), otherwise reset-less."""
+    reset (like a register whose reset value is 0: on ``ecp5`` the flip-flop's own synchronous
+    clear, ``FD1S3IX``, not a LUT in front of every copy), otherwise reset-less."""
     value_next = Value.cast(value_next)
     d = Signal(len(value_next), name=f"{name}_d")
-    m.d.comb += d.eq(value_next & ~ResetSignal().replicate(len(d)) if reset else value_next)
+    m.d.comb += d.eq(value_next)
     out = [Signal(len(d), name=f"{name}_{k}", reset_less=not reset) for k in range(count)]
+    clear = {"i_CD": ResetSignal()} if reset else {}
     for k, q in enumerate(out):
         if target != "ecp5":
             m.d.sync += q.eq(d)
             continue
         for i in range(len(d)):
             m.submodules[f"{name}_ff{k}_{i}"] = Instance(
-                "FD1S3AX", a_keep=1, i_CK=ClockSignal(), i_D=d[i], o_Q=q[i])
+                "FD1S3IX" if reset else "FD1S3AX", a_keep=1, i_CK=ClockSignal(), i_D=d[i],
+                o_Q=q[i], **clear)
     return out
 
 

@@ -4,12 +4,13 @@ Every host output port passes one (``rtl.top``; input ports meet ``rtl.input_buf
 counters). Its entries (``lead + 1``, rounded up to a power of two) are written in turn and
 read in turn through a multiplexer after them, so:
 
-- a payload register's enable is one LUT of a few flip-flops ("this entry is written next
-  and ``i.ready``"), whatever the host does. A host's output pins are driven by the read
-  multiplexer, whose select is a flip-flop. The host's ``valid`` and ``ready`` reach only the
-  few flag registers, never a register of every payload bit (a 12x12 ``gemm_os``: its 328
-  pins ring the chip, and a register of every payload bit beside its pin put 12 ns of routing
-  between the pins and the handshake logic);
+- a payload register's enable is a flip-flop ("this entry is written in this cycle",
+  decided a cycle ahead), one copy per ``BITS_PER_ENABLE`` payload bits, whatever the host
+  does. A host's output pins are driven by the read multiplexer, whose select is a
+  flip-flop. The host's ``valid`` and ``ready`` reach only the few flag registers, never a
+  register of every payload bit (a 12x12 ``gemm_os``: its 328 pins ring the chip, and a
+  register of every payload bit beside its pin put 12 ns of routing between the pins and the
+  handshake logic; one enable of all 96 bits of an entry, a LUT of flip-flops, 4.1 ns);
 - ``i.ready`` is a flip-flop, announced ``lead`` cycles ahead (``i_ready_ahead``): it promises
   a free entry for any beat written in the next ``lead`` cycles, so a producer may decide
   ``lead`` cycles ahead whether it sends (``output_chain.OutputChain``: its shift enable, one
@@ -20,10 +21,15 @@ read in turn through a multiplexer after them, so:
 Full throughput, one cycle of latency (``schedule.host_timing`` counts it in
 ``DRAIN_LATENCY``).
 """
-from amaranth.hdl import Array, Module, Mux, Signal
+from amaranth.hdl import Array, Cat, Module, Mux, ResetSignal, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
+
+from .replica import copies
+
+# Payload bits of an entry per copy of its write enable.
+BITS_PER_ENABLE = 16
 
 
 class Skid(wiring.Component):
@@ -35,6 +41,9 @@ class Skid(wiring.Component):
         The payload.
     lead : int
         Cycles by which ``i.ready`` is announced (1 or more).
+    target : str
+        ``rtl.target.TARGETS``: how the copies of the write enables are built
+        (``rtl.replica``).
 
     Attributes
     ----------
@@ -47,10 +56,10 @@ class Skid(wiring.Component):
         proof asserts it, ``flow.properties.top_ports``).
     """
 
-    def __init__(self, shape, lead=1):
+    def __init__(self, shape, lead=1, target="generic"):
         if lead < 1:
             raise ValueError(f"a skid announces its ready at least a cycle ahead, not {lead}")
-        self.lead = lead
+        self.lead, self._target = lead, target
         super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape)),
                           "i_ready_ahead": Out(1)})
 
@@ -88,13 +97,26 @@ class Skid(wiring.Component):
                      self.o.payload.eq(Array(entries)[read])]
         m.d.sync += [filled.eq(count_next - 1), self.o.valid.eq(count_next != 0),
                      promised.eq(promised_next), full.eq(promised_next == n)]
-        m.d.sync += [r.eq(after) for r, after in zip(refused, refused[1:] + [~ready_ahead])]
+        refused_next = refused[1:] + [~ready_ahead]
+        m.d.sync += [r.eq(after) for r, after in zip(refused, refused_next)]
         with m.If(taken):
             m.d.sync += read.eq(read + 1)
         with m.If(written):
             m.d.sync += write.eq(write + 1)
-        # The entry written next is free whenever ``i.ready`` is high: it takes the input.
+        # The entry written next is free whenever ``i.ready`` is high: it takes the input,
+        # under enables decided a cycle ahead. After reset (and at power-up, when the
+        # flip-flops hold 0) entry 0 is enabled: its copies hold the enable's complement.
+        width = len(self.i.payload)
+        groups = -(-width // BITS_PER_ENABLE)
+        write_next = (write + written)[:len(write)]
         for x, entry in enumerate(entries):
-            with m.If(self.i.ready & (write == x)):
-                m.d.sync += entry.eq(self.i.payload)
+            first = int(x == 0)
+            enable_next = Mux(ResetSignal(), first, ~refused_next[0] & (write_next == x))
+            held = copies(m, enable_next ^ first, groups, f"we{x}", self._target, reset=False)
+            enables = [h ^ first for h in held]
+            self.consistent &= Cat(enables) == (self.i.ready & (write == x)).replicate(groups)
+            for g, enable in enumerate(enables):
+                bits = slice(g * BITS_PER_ENABLE, min(width, (g + 1) * BITS_PER_ENABLE))
+                with m.If(enable):
+                    m.d.sync += entry[bits].eq(self.i.payload[bits])
         return m

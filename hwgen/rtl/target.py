@@ -2,9 +2,10 @@
 
 ``generic`` builds everything in logic (Amaranth's simulator needs it: it does not simulate
 instances); ``ecp5`` instantiates ``MULT18X18D`` and ``DP16KD`` blocks with their own registers
-(``rtl.multiply``, ``rtl.block_ram``) and ``FD1S3AX`` / ``FD1P3AX`` / ``FD1P3IX`` flip-flops that
-Yosys must not merge (``rtl.replica``); ``ice40`` leaves the mapping to Yosys. The models in
-``models/`` stand in for the blocks in Icarus and Verilator; Yosys skips them (they sit under
+(``rtl.multiply``, ``rtl.block_ram``), ``FD1S3AX`` / ``FD1S3IX`` / ``FD1P3AX`` / ``FD1P3IX``
+flip-flops that Yosys must not merge (``rtl.replica``) and ``CCU2C`` carry chains that clear
+an operand in their own logic (``rtl.arith.add_cleared``); ``ice40`` leaves the mapping to
+Yosys. The models in ``models/`` stand in for the blocks in Icarus and Verilator; Yosys skips them (they sit under
 ``ifndef SYNTHESIS``)."""
 import os
 
@@ -12,7 +13,8 @@ TARGETS = ("generic", "ecp5", "ice40")
 
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 
-_PRIMITIVES = {"ecp5": ("MULT18X18D", "DP16KD", "FD1S3AX", "FD1P3AX", "FD1P3IX")}
+_PRIMITIVES = {"ecp5": ("MULT18X18D", "DP16KD", "FD1S3AX", "FD1S3IX", "FD1P3AX", "FD1P3IX",
+                        "CCU2C")}
 
 
 def check_target(target):

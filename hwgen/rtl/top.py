@@ -90,7 +90,8 @@ class Top(wiring.Component):
         ins, outs = [], []
         for t in graph.inputs:
             buf = InputBuffer(t, plan.bankings[t.name], [p.bank for _, p in readers[t.name]],
-                              plan.lanes[t.name], plan.slots, self.target)
+                              plan.lanes[t.name], plan.slots, self.target,
+                              [p.ahead for _, p in readers[t.name]])
             m.submodules[f"in_{t.name}"] = buf
             connect(m, wiring.flipped(getattr(self, t.name)), buf.host)
             for k, (grp, port) in enumerate(readers[t.name]):
@@ -106,7 +107,8 @@ class Top(wiring.Component):
             else:
                 buf = OutputBanks(*args, shared_rows=t.name in plan.shared_rows)
             m.submodules[f"out_{t.name}"] = buf
-            skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape(), lead)
+            skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape(), lead,
+                                                          self.target)
             self.skids[t.name] = skid
             connect(m, buf.host, skid.i)
             connect(m, skid.o, wiring.flipped(getattr(self, t.name)))

@@ -114,9 +114,17 @@ def partition(graph, solo=frozenset()):
     return members, lockstep, fifos
 
 
+# The smallest skew: every member runs at least two cycles behind its controller, so that
+# what it taps of the controller's lines, the addresses it sends a cycle early (``ports.ahead``)
+# included, is a line register, never the controller's own counters: 12x12 gemm_os's first PE
+# read its banks straight from the loop counters, which the placer then pulled to the eight
+# block RAMs of a bank, away from the start handshake that resets them (6.6 ns of routing).
+BASE_SKEW = 2
+
+
 def solve_skews(names, edges, levels):
-    """Each member's skew behind the group's base (the smallest is 0): the longest path over
-    the lockstep ``edges`` (channels) by ``consumer_skew``."""
+    """Each member's skew behind the group's base (the smallest is ``BASE_SKEW``): the longest
+    path over the lockstep ``edges`` (channels) by ``consumer_skew``."""
     skew = {n: 0 for n in names}
     for _ in range(len(names) + 1):
         changed = False
@@ -127,7 +135,7 @@ def solve_skews(names, edges, levels):
                 skew[ch.consumer] = need
                 changed = True
         if not changed:
-            base = min(skew.values())
+            base = min(skew.values()) - BASE_SKEW
             return {n: s - base for n, s in skew.items()}
     raise HwgenError(f"streams between {', '.join(names[:4])}... form a cycle; cyclic "
                      "stream graphs are not supported yet", edges[0].loc)

@@ -129,6 +129,12 @@ class Levels:
     writes : dict
         ``id`` of a tensor ``Write`` statement -> its level: one per tensor, the latest of its
         writes, so that they reach its output buffer in iteration order.
+    held : dict
+        ``id`` of a tensor ``Write`` of a variable assigned earlier in its iteration (and not
+        again after it) -> the variable: the write reads the variable's register, a level
+        after it is written, so that the assignment's logic (an accumulator's adder) drives
+        the register alone (12x12 gemm_os: the adder's second load, the output bank's register,
+        was placed up to 4.5 ns of routing away).
     depth : int
         Pipeline stages of the instance (its deepest level plus one).
     """
@@ -142,7 +148,7 @@ class Levels:
         self._settle()
         for name in sorted(self.split):
             self._read_late(name)
-        self.puts, self.gets, self.writes = {}, {}, {}
+        self.puts, self.gets, self.writes, self.held = {}, {}, {}, {}
         self.depth = 1
         self._record()
 
@@ -236,6 +242,8 @@ class Levels:
                 levels.append(self._sum(seg, s, env))
                 continue
             lv = self.level(s.value, env)
+            if isinstance(s, Write) and self._holds(seg, s, env):
+                lv = self.var_w[s.value.name] + 1           # the register
             if isinstance(s, (Write, ArrayWrite)):
                 lv = max([lv] + [self.level(i, env) for i in s.index])
             if isinstance(s, ArrayWrite):
@@ -247,6 +255,15 @@ class Levels:
                 env[s.var] = lv
             levels.append((s, lv, dict(env)))
         return levels, env
+
+    def _holds(self, seg, write, env):
+        """Whether ``write`` (in ``seg``) writes a variable assigned earlier in its iteration,
+        and not after it, from the variable's register (``held``): not a split or float
+        accumulator, whose registers lag their values."""
+        v = write.value.name if isinstance(write.value, VarRef) else None
+        after = seg.body[next(k for k, t in enumerate(seg.body) if t is write) + 1:]
+        return v in env and v in self.var and v not in self.split and v not in self.sums \
+            and not any(isinstance(s, Assign) and s.var == v for s in after)
 
     def _sum(self, seg, s, env):
         """An assignment to a float accumulator: the level where its value (the start value,
@@ -284,6 +301,8 @@ class Levels:
                 if isinstance(s, Write):
                     tensor_writes.append(s)
                     latest[s.tensor] = max(lv, latest.get(s.tensor, 0))
+                    if self._holds(seg, s, env):
+                        self.held[id(s)] = s.value.name
                 if isinstance(s, Put):      # several puts on a stream share one level
                     self.puts[s.channel] = max(lv, self.puts.get(s.channel, 0))
                 for e in stmt_exprs(s):

@@ -31,10 +31,22 @@ def memory_kind(entries, width, reads):
     return best[1:]
 
 
-def dp16kd_shape(entries, width):
-    """The DP16KD configuration ``(bits, depth)`` that holds ``entries`` x ``width`` in the
-    fewest blocks (ties: the fewer rows, so the fewer read muxes)."""
-    return min(DP16KD_SHAPES, key=lambda s: (-(-entries // s[1]) * -(-width // s[0]),
+def dp16kd_columns(bits, width, element=None):
+    """Blocks side by side, ``bits`` wide each, that hold a word of ``width`` bits made of
+    ``element``-bit elements (default: one element), each element whole in its block (or, wider
+    than a block, in blocks of its own): a read picks an element from one block."""
+    element = element or width
+    if element > bits:
+        return (width // element) * -(-element // bits)
+    return -(-(width // element) // (bits // element))
+
+
+def dp16kd_shape(entries, width, element=None):
+    """The DP16KD configuration ``(bits, depth)`` that holds ``entries`` x ``width`` (words of
+    ``element``-bit elements, `dp16kd_columns`) in the fewest blocks (ties: the fewer rows, so
+    the fewer read muxes)."""
+    return min(DP16KD_SHAPES, key=lambda s: (-(-entries // s[1]) *
+                                             dp16kd_columns(s[0], width, element),
                                              -(-entries // s[1])))
 
 
@@ -47,15 +59,16 @@ def dp16kd_shape(entries, width):
 CELLS_PER_BLOCK = 8
 
 
-def input_memory(entries, width, reads):
+def input_memory(entries, width, reads, element=None):
     """``memory_kind`` for an input buffer's memory on ECP5, or ``("dp16kd", blocks, rows)``
-    when ``rtl.block_ram.DP16KDMemory`` builds it (the read's registers are the block's)."""
+    when ``rtl.block_ram.DP16KDMemory`` builds it (the read's registers are the block's; its
+    words are ``element``-bit elements, `dp16kd_columns`)."""
     kind, cells, rows = memory_kind(entries, width, reads)
     if kind == "ff":
         return kind, cells, rows
-    bits, depth = dp16kd_shape(entries, width)
+    bits, depth = dp16kd_shape(entries, width, element)
     rows = -(-entries // depth)
-    blocks = rows * -(-width // bits) * max(1, reads)
+    blocks = rows * dp16kd_columns(bits, width, element) * max(1, reads)
     if kind != "lutram" or cells >= CELLS_PER_BLOCK * blocks:
         return "dp16kd", blocks, rows
     return kind, cells, rows

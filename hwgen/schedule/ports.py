@@ -4,19 +4,22 @@ op on a FIFO. ``rtl.group.Group`` builds its signature from this plan, ``rtl.top
 buffers and FIFOs by it."""
 from dataclasses import dataclass, field
 
-from ..ir.graph import (ArrayRead, Get, Put, Read, StreamOp, VarRef, Write, stmt_exprs,
-                        subexprs)
+from ..ir.graph import (ArrayRead, Const, Get, LoopIndex, Put, Read, StreamOp, VarRef, Write,
+                        stmt_exprs, subexprs)
 from ..ir.layout import cyclic_split, index_bounds
 from ..ir.types import Sharded
 
 
 @dataclass(frozen=True)
 class MemoryPort:
-    """A read (``write=False``) or write port into one bank of ``tensor``."""
+    """A read (``write=False``) or write port into one bank of ``tensor``. A read port is
+    ``ahead`` when its group drives its address and slot one enabled cycle early (`ahead`):
+    the buffer registers them (``rtl.input_buffer``, in a copy beside each block RAM)."""
     name: str
     tensor: str
     bank: int
     write: bool
+    ahead: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,14 @@ def _static_index(access):
                    for i in access.index for e in subexprs(i))
 
 
+def ahead(address, skew):
+    """Whether a read at ``address`` (``GroupPorts.address_index``) by a member ``skew``
+    cycles behind its group's base can be addressed one cycle early: every index is a loop
+    index or a constant, whose delay line holds its value a cycle before (the base has no
+    earlier value)."""
+    return skew > 0 and all(isinstance(i, (LoopIndex, Const)) for i in address)
+
+
 def _bank(graph, bankings, access, seg):
     """``(bank, shard_base, address_index)`` of the single bank an access touches (the layout
     check guarantees there is one); ``GroupPorts``."""
@@ -114,7 +125,8 @@ def plan_ports(graph, sched, group, bankings):
                 plan.port_of[id(access)] = shared[key]
                 return
         port = MemoryPort(f"{'wr' if write else 'rd'}{counts[write]}", access.tensor, bank,
-                          write)
+                          write, not write and ahead(plan.address_index[id(access)],
+                                                     group.skew[inst.name]))
         counts[write] += 1
         plan.ports.append(port)
         plan.port_of[id(access)] = port

@@ -34,7 +34,8 @@ def test_cocotb_against_numpy(tmp_path, sim, path, params, device):
     assert result["design"]["target"] == ("ecp5" if device else "generic")
     if device:
         text = (tmp_path / result["design"]["verilog"][0]).read_text()
-        models = [m for m in ("MULT18X18D", "DP16KD", "FD1S3AX", "FD1P3AX", "FD1P3IX")
+        models = [m for m in ("MULT18X18D", "DP16KD", "FD1S3AX", "FD1S3IX", "FD1P3AX", "FD1P3IX",
+                              "CCU2C")
                   if re.search(rf"^\s*{m}\b", text, re.M)]
         assert models[:2] == ["MULT18X18D", "DP16KD"]
         assert result["design"]["verilog"][1:] == [f"{m}.v" for m in models]

@@ -1,7 +1,8 @@
 # amaranth: UnusedElaboratable=no
 """Block RAM buffers: a memory of explicit DP16KD blocks (their simulation model, Icarus) reads
-exactly what ``amaranth.lib.memory`` followed by a data register reads, cycle by cycle, under
-random writes, reads and enables, at every data width and with several rows of blocks."""
+exactly what ``amaranth.lib.memory`` behind a write register and a data register reads (and an
+address register for a port ``ahead``), cycle by cycle, under random writes, reads and enables, at every data width,
+with several rows of blocks and with words of several elements, each whole in its blocks."""
 import shutil
 import subprocess
 
@@ -12,21 +13,24 @@ from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from hwgen.rtl.block_ram import DP16KDMemory, uses_dp16kd
+from hwgen.schedule.memories import dp16kd_columns
 from hwgen.rtl.target import sim_models
 
 
 class Ram(wiring.Component):
-    """One write and one read port; ``rdata`` two enabled cycles after ``raddr``."""
+    """One write and one read port; the write takes effect a cycle later, ``rdata`` follows two
+    enabled cycles after ``raddr`` (three ``ahead``)."""
 
-    def __init__(self, width, depth, blocks, second=False):
+    def __init__(self, width, depth, blocks, second=False, element=None, ahead=False):
         self.width, self.depth, self.blocks, self.second = width, depth, blocks, second
+        self.element, self.ahead = element, ahead
         super().__init__({"waddr": In(range(depth)), "wdata": In(width), "we": In(1),
                           "raddr": In(range(depth)), "ren": In(1), "rdata": Out(width)})
 
     def elaborate(self, platform):
         m = Module()
         if self.blocks:
-            m.submodules.mem = mem = DP16KDMemory(unsigned(self.width), self.depth)
+            m.submodules.mem = mem = DP16KDMemory(unsigned(self.width), self.depth, self.element)
         else:
             m.submodules.mem = mem = memory.Memory(shape=unsigned(self.width), depth=self.depth,
                                                    init=[])
@@ -34,14 +38,23 @@ class Ram(wiring.Component):
         if self.second:             # ``rdata`` comes from a second read port (its own copy)
             other = mem.read_port()
             m.d.comb += [other.addr.eq(~self.raddr), other.en.eq(1)]
-        rp = mem.read_port()
-        m.d.comb += [wp.addr.eq(self.waddr), wp.data.eq(self.wdata), wp.en.eq(self.we),
-                     rp.addr.eq(self.raddr), rp.en.eq(self.ren)]
+        rp = mem.read_port(ahead=self.ahead) if self.blocks else mem.read_port()
+        m.d.comb += rp.en.eq(self.ren)
+        write = [wp.addr.eq(self.waddr), wp.data.eq(self.wdata), wp.en.eq(self.we)]
         if self.blocks:
-            m.d.comb += self.rdata.eq(rp.data)
+            m.d.comb += write
+        else:       # the blocks register the write, beside each block
+            m.d.sync += write
+        if self.blocks:
+            m.d.comb += [rp.addr.eq(self.raddr), self.rdata.eq(rp.data)]
         else:
             with m.If(self.ren):
                 m.d.sync += self.rdata.eq(rp.data)
+            if self.ahead:
+                with m.If(self.ren):
+                    m.d.sync += rp.addr.eq(self.raddr)
+            else:
+                m.d.comb += rp.addr.eq(self.raddr)
         return m
 
 
@@ -76,16 +89,20 @@ endmodule
 
 
 @pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus")
-@pytest.mark.parametrize("width,depth,second", [
-    (8, 256, False), (8, 4096, False), (18, 1024, False), (16, 3000, False), (4, 4096, False),
-    (2, 300, False), (1, 20000, False), (27, 100, False), (8, 256, True), (16, 3000, True),
+@pytest.mark.parametrize("width,depth,second,element,ahead", [
+    (8, 256, False, None, False), (8, 4096, False, None, False), (18, 1024, False, None, False),
+    (16, 3000, False, None, False), (4, 4096, False, None, False), (2, 300, False, None, False),
+    (1, 20000, False, None, False), (27, 100, False, None, False), (8, 256, True, None, False),
+    (16, 3000, True, None, False), (128, 16, False, 8, True), (24, 2048, False, 8, True),
+    (64, 16, True, 32, True), (8, 3000, False, None, True),
 ])
-def test_dp16kd_memory_equals_memory_and_register(tmp_path, width, depth, second):
+def test_dp16kd_memory_equals_memory_and_register(tmp_path, width, depth, second, element,
+                                                    ahead):
     files = []
     for name, blocks in (("generic", False), ("blocks", True)):
         path = tmp_path / f"{name}.v"
-        path.write_text(verilog.convert(Ram(width, depth, blocks, second), name=f"{name}_ram",
-                                        emit_src=False))
+        path.write_text(verilog.convert(Ram(width, depth, blocks, second, element, ahead),
+                                        name=f"{name}_ram", emit_src=False))
         files.append(str(path))
     text = (tmp_path / "blocks.v").read_text()
     one_copy = text.count("DP16KD #") // (2 if second else 1)
@@ -109,3 +126,16 @@ def test_block_rams_are_chosen_where_yosys_would_choose_them_or_lut_ram_costs_a_
     assert uses_dp16kd(32, 64, 1, "ecp5")               # 32 cells for 4 blocks (8x8 gemm_os: A)
     assert uses_dp16kd(256, 8, 2, "ecp5")               # two read ports: a copy each
     assert uses_dp16kd(512, 32, 1, "ecp5")              # not a PDPW16KD emulating read-before-write
+
+
+def test_a_word_of_elements_keeps_each_element_in_one_group_of_blocks():
+    # 16 int8 sub-banks (12x12 gemm_os's A): two elements per 18-bit block, eight blocks; a
+    # read picks its element from one of them.
+    mem = DP16KDMemory(unsigned(128), 16, 8)
+    assert mem.columns == [range(2 * c, 2 * c + 2) for c in range(8)]
+    assert dp16kd_columns(18, 128, 8) == 8 and dp16kd_columns(18, 64, 32) == 4
+    # One element wider than a block spans blocks of its own; a single element as before.
+    assert DP16KDMemory(unsigned(64), 16, 32).columns == [range(0, 1), range(1, 2)]
+    assert DP16KDMemory(unsigned(27), 100).columns == [range(0, 1)]
+    text = verilog.convert(Ram(128, 16, True, element=8, ahead=True), name="r", emit_src=False)
+    assert text.count("DP16KD #") == 8 and text.count("FD1P3AX ") == 8 * 4   # address copies

@@ -1,8 +1,8 @@
 # amaranth: UnusedElaboratable=no
 """A lockstep group on its own: its signature follows the port plan, and driven by behavioural
-memories (a read's data ``READ_LATENCY`` enabled cycles after its address) it computes its members'
-statements with the schedule's timing. (The first line: a group whose signature is only
-inspected is never elaborated, on purpose.)"""
+memories (a read's data ``READ_LATENCY`` enabled cycles after its address, one more for a port
+``ahead``) it computes its members' statements with the schedule's timing. (The first line: a
+group whose signature is only inspected is never elaborated, on purpose.)"""
 import numpy as np
 import pytest
 from amaranth.back import rtlil
@@ -36,7 +36,8 @@ def _run(graph, p, group, banks, cycles):
     ``{(tensor, bank, addr): value}`` and the cycles (after the start) of ``finished``."""
     writes, finished = {}, []
     reads = [(port, getattr(group, port.name)) for port in group.ports.reads]
-    pending = {port.name: [0] * READ_LATENCY for port, _ in reads}   # the read's registers
+    # The read's registers (an ``ahead`` port's address comes a cycle early).
+    pending = {port.name: [0] * (READ_LATENCY + port.ahead) for port, _ in reads}
 
     async def tb(ctx):
         assert ctx.get(group.accept)

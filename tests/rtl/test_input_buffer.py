@@ -19,7 +19,7 @@ from tests.rtl.buffers import run
 WRITE_CYCLES = LOAD_LATENCY
 
 
-async def _read_all(ctx, dut, b, banks, slot):
+async def _read_all(ctx, dut, b, banks, slot, ahead=False):
     seen = {}
     for bank in range(banks):
         port = dut.read_port(bank)
@@ -27,7 +27,8 @@ async def _read_all(ctx, dut, b, banks, slot):
         ctx.set(port.slot, slot)
         for addr in range(b.depth):
             ctx.set(port.addr, addr)
-            await ctx.tick().repeat(READ_LATENCY)   # read, the data registers
+            # (the address register of a port ahead), the read, the data registers
+            await ctx.tick().repeat(READ_LATENCY + ahead)
             seen[(bank, addr)] = ctx.get(port.data)
         ctx.set(port.en, 0)
     return seen
@@ -48,16 +49,20 @@ def test_bad_readers_and_slots_are_rejected():
         InputBuffer(t, banking(t, (2,)), readers=[0, 2])
     with pytest.raises(ValueError, match="slots"):
         InputBuffer(t, banking(t, (2,)), readers=[0], slots=0)
+    with pytest.raises(ValueError, match="2 ahead flags for 1 readers"):
+        InputBuffer(t, banking(t, (2,)), readers=[0], ahead=[True, False])
 
 
-@pytest.mark.parametrize("layout,grid,lanes", [
-    ([S(0), R], (2,), 1), ([S(0), R], (2,), 2), ([R, S(1)], (1, 3), 6), ([R, S(1)], (1, 3), 2),
-    ([S(0), R], (2,), 4), ([R, R], (), 8)])     # the last two: rows of 6 padded to 8
-def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes):
+@pytest.mark.parametrize("layout,grid,lanes,ahead", [
+    ([S(0), R], (2,), 1, False), ([S(0), R], (2,), 2, True), ([R, S(1)], (1, 3), 6, False),
+    ([R, S(1)], (1, 3), 2, True), ([S(0), R], (2,), 4, False),
+    ([R, R], (), 8, True)])     # the last two: rows of 6 padded to 8
+def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes, ahead):
     t = Tensor("A", int8[4, 6] @ layout)
     b = padded(t, banking(t, grid), lanes)
     pad = row_pad(t, lanes)
-    dut = InputBuffer(t, b, readers=list(range(b.banks)), lanes=lanes)
+    dut = InputBuffer(t, b, readers=list(range(b.banks)), lanes=lanes,
+                      ahead=[ahead] * b.banks)
     first = np.arange(24).reshape(4, 6) - 12
     second = 100 - np.arange(24).reshape(4, 6)
     seen = []
@@ -75,12 +80,12 @@ def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes):
         await ctx.tick().repeat(WRITE_CYCLES)
         # ... and then the host must wait for a consume.
         assert ctx.get(dut.loaded) and not ctx.get(dut.host.ready)
-        seen.append(await _read_all(ctx, dut, b, b.banks, 0))
+        seen.append(await _read_all(ctx, dut, b, b.banks, 0, ahead))
         ctx.set(dut.consume, 1)
         await ctx.tick()
         ctx.set(dut.consume, 0)
         assert ctx.get(dut.host.ready)
-        seen.append(await _read_all(ctx, dut, b, b.banks, 1))
+        seen.append(await _read_all(ctx, dut, b, b.banks, 1, ahead))
 
     run(dut, tb)
     for data, got in zip((first, second), seen):

@@ -119,7 +119,7 @@ def test_ecp5_copies_through_their_model_equal_the_simulation(tmp_path):
     init = "\n".join(f"    vs[{i}] = {int(v)}; rsts[{i}] = {int(r)};"
                      for i, (v, r) in enumerate(stimulus()))
     (tmp_path / "tb.v").write_text(TB.format(n=COUNT, cycles=len(stimulus()), init=init))
-    model = [p for p in sim_models("ecp5") if p.endswith("FD1S3AX.v")]
+    model = [p for p in sim_models("ecp5") if p.endswith(("FD1S3AX.v", "FD1S3IX.v"))]
     subprocess.run(["iverilog", "-g2012", "-s", "tb", "-o", str(tmp_path / "tb"),
                     str(tmp_path / "tb.v"), str(tmp_path / "copies.v"), *model], check=True)
     out = subprocess.run(["vvp", "-n", str(tmp_path / "tb")], capture_output=True, text=True,

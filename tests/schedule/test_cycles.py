@@ -19,25 +19,25 @@ def test_spacing_rule():
 def test_gemm_cycles_are_iterations_plus_taps():
     s = schedule(load_design(example("gemm_os"), {"M": 3, "N": 3, "K": 4}))
     g = s.groups[0]
-    assert s.compute_cycles == g.iterations + g.taps == 20
-    # finish (count 19) - first write (pe[0,0]: last iteration 3 + level 8) + 1
+    assert s.compute_cycles == g.iterations + g.taps == 23
+    # finish (count 22) - first write (pe[0,0]: skew 2 + last iteration 3 + level 9) + 1
     assert g.spacing == 9
 
 
 def test_without_fifos_cycles_are_iterations_plus_taps():
     s = schedule(load_design(example("producer_consumer"), {"N": 10}))
     g = s.groups[0]
-    assert s.compute_cycles == g.iterations + g.taps == 15
+    assert s.compute_cycles == g.iterations + g.taps == 18
 
 
-@pytest.mark.parametrize("depth,cycles", [(1, 21), (2, 16), (8, 16)])
+@pytest.mark.parametrize("depth,cycles", [(1, 23), (2, 18), (8, 18)])
 def test_fifo_depth_changes_cycles_only_through_stalls(depth, cycles):
-    # The consumer (12 iterations, 4 taps) never waits once the FIFO holds the two values
-    # the producer makes while the consumer runs its first loop: 16 cycles. With depth 1 the
-    # producer stalls and the consumer waits on it (21: equal to Amaranth simulation in
+    # The consumer (12 iterations, 6 taps) never waits once the FIFO holds the two values
+    # the producer makes while the consumer runs its first loop: 18 cycles. With depth 1 the
+    # producer stalls and the consumer waits on it (23: equal to Amaranth simulation in
     # tests/rtl/test_top.py, which holds expected_cycles to the hardware).
     s = schedule(load_design(program("fifo_skew"), {"N": 6, "D": depth}))
-    assert [(g.iterations, g.taps) for g in s.groups] == [(6, 4), (12, 4)]
+    assert [(g.iterations, g.taps) for g in s.groups] == [(6, 6), (12, 6)]
     assert s.compute_cycles == cycles
     # With FIFOs, a group does not overlap problems: spacing is its whole run.
-    assert [g.spacing for g in s.groups] == [10, 16]
+    assert [g.spacing for g in s.groups] == [12, 18]

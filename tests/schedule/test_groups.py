@@ -2,7 +2,7 @@
 import pytest
 
 from hwgen.pipeline import load_design
-from hwgen.schedule.groups import consumer_skew, link_delay, partition, taps
+from hwgen.schedule.groups import BASE_SKEW, consumer_skew, link_delay, partition, taps
 from hwgen.schedule.static import schedule
 from tests.conftest import example, program
 
@@ -20,12 +20,14 @@ def test_gemm_is_one_wavefront_of_single_register_links():
     s = schedule(load_design(example("gemm_os"), {"M": 3, "N": 3, "K": 4}))
     assert len(s.groups) == 1 and s.fifos == []
     g = s.groups[0]
-    # Edge PEs read memory (level 4, READ_LATENCY) and pass values on at level 4: +5 per step
-    # into the array; inner PEs pass at level 0: +1 per step.
-    assert g.skew == {"pe[0,0]": 0, "pe[0,1]": 5, "pe[0,2]": 6, "pe[1,0]": 5, "pe[1,1]": 10,
-                      "pe[1,2]": 11, "pe[2,0]": 6, "pe[2,1]": 11, "pe[2,2]": 12}
+    # The corner runs BASE_SKEW behind the controller. Edge PEs read memory (level 4,
+    # READ_LATENCY) and pass values on at level 4: +5 per step into the array; inner PEs pass
+    # at level 0: +1 per step.
+    behind = {"pe[0,0]": 0, "pe[0,1]": 5, "pe[0,2]": 6, "pe[1,0]": 5, "pe[1,1]": 10,
+              "pe[1,2]": 11, "pe[2,0]": 6, "pe[2,1]": 11, "pe[2,2]": 12}
+    assert g.skew == {pe: s + BASE_SKEW for pe, s in behind.items()}
     assert len(g.links) == 12 and set(g.links.values()) == {1}
-    assert (g.iterations, g.taps) == (4, 16)     # pe[2,2]: skew 12, levels 0 to 4
+    assert (g.iterations, g.taps) == (4, 19)     # pe[2,2]: skew 14, levels 0 to 5
 
 
 def test_mismatched_loop_structures_meet_through_a_fifo():

@@ -15,11 +15,14 @@ def test_gemm_corner_reads_memory_inner_pe_gets_from_links():
     # Memory reads land at READ_LATENCY, the product register adds MULT_STAGES: c lives there.
     assert corner.var == {"c": READ_LATENCY + MULT_STAGES, "a": READ_LATENCY, "b": READ_LATENCY}
     assert corner.puts == {"a_in[0,1]": READ_LATENCY, "b_in[1,0]": READ_LATENCY}
-    assert corner.gets == {} and corner.depth == READ_LATENCY + MULT_STAGES + 1
+    # C[i, j] = c is written from c's register, a level after its last update (``held``).
+    assert corner.gets == {} and corner.depth == READ_LATENCY + MULT_STAGES + 2
+    assert list(corner.writes.values()) == [READ_LATENCY + MULT_STAGES + 1]
+    assert list(corner.held.values()) == ["c"]
     # Values from neighbours are at level 0.
     assert inner.var == {"c": MULT_STAGES, "a": 0, "b": 0}
     assert inner.gets == {"a_in[1,1]": 0, "b_in[1,1]": 0}
-    assert inner.puts == {"a_in[1,2]": 0, "b_in[2,1]": 0} and inner.depth == MULT_STAGES + 1
+    assert inner.puts == {"a_in[1,2]": 0, "b_in[2,1]": 0} and inner.depth == MULT_STAGES + 2
 
 
 def test_multiply_by_a_constant_takes_no_stage():

@@ -20,10 +20,10 @@ def test_gemm_plan():
 
 def test_fifo_designs_run_one_problem_at_a_time():
     p = plan(load_design(program("fifo_skew"), {"N": 6, "D": 2}))
-    # No group keeps a spacing of the plan's; problems start a whole compute apart (16 cycles:
+    # No group keeps a spacing of the plan's; problems start a whole compute apart (18 cycles:
     # tests/schedule/test_cycles.py), however soon each group alone could take the next.
     assert p.group_spacing is None
-    assert array_starts(p.schedule) == 16 > max(g.iterations for g in p.schedule.groups)
+    assert array_starts(p.schedule) == 18 > max(g.iterations for g in p.schedule.groups)
 
 
 def test_lanes_by_name_and_bad_lanes():

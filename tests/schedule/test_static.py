@@ -5,7 +5,7 @@ from hwgen import HwgenError
 from hwgen.ir.graph import Channel
 from hwgen.ir.types import Stream, int8
 from hwgen.pipeline import load_design
-from hwgen.schedule.groups import solve_skews
+from hwgen.schedule.groups import BASE_SKEW, solve_skews
 from hwgen.schedule.static import schedule
 from tests.conftest import example, program
 
@@ -16,7 +16,7 @@ def test_every_instance_has_levels_and_a_group():
     assert set(s.levels) == set(graph.instances)
     assert s.group_of == {"producer": "g0", "consumer": "g1"}
     assert [g.name for g in s.groups] == ["g0", "g1"] and s.fifos == ["s"]
-    assert s.compute_cycles == 16 and [g.spacing for g in s.groups] == [10, 16]
+    assert s.compute_cycles == 18 and [g.spacing for g in s.groups] == [12, 18]
 
 
 def test_instances_without_fifos_of_one_structure_share_a_controller():
@@ -37,7 +37,8 @@ def test_a_cycle_of_lockstep_streams_is_an_error():
     levels = {"a": _Levels({"ab": 0}, {"ba": 0}), "b": _Levels({"ba": 0}, {"ab": 0})}
     with pytest.raises(HwgenError, match="form a cycle; cyclic stream graphs are not supported"):
         solve_skews(["a", "b"], edges, levels)
-    assert solve_skews(["a", "b"], edges[:1], levels) == {"a": 0, "b": 1}
+    # The first member runs BASE_SKEW behind the controller, the consumer a cycle later.
+    assert solve_skews(["a", "b"], edges[:1], levels) == {"a": BASE_SKEW, "b": BASE_SKEW + 1}
 
 
 def test_a_folded_arrays_streams_back_need_no_stall():
