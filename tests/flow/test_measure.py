@@ -89,7 +89,7 @@ def test_a_design_with_more_port_bits_than_pins_is_placed_out_of_context():
 def test_a_small_front_measures_alike_on_a_pool_and_a_dask_cluster(tmp_path, monkeypatch,
                                                                    capsys):
     pool, dask = _pool_and_cluster(tmp_path, SMALL)
-    assert pool == dask and len(pool["points"]) == 3        # the front of `hwgen dse` here
+    assert pool == dask and len(pool["points"]) == 4        # the front of `hwgen dse` here
     for row in pool["points"]:
         assert row["model"]["cycles"] == row["design"]["interval_cycles"]
         assert row["pnr"]["used"]["DSP"] == row["model"]["DSP"] and row["pnr"]["fmax_mhz"] > 50
