@@ -5,10 +5,15 @@ AND-OR of about 21 LUT4 per bit at 16:1. ``mul_const`` multiplies by a constant 
 and adds: a ``$mul`` by a constant that is not a power of two takes a whole DSP block, which
 the PE array needs for its multiply-accumulates. ``add_cleared`` adds to a value cleared under
 a flag (an accumulator's first term) with the clear inside the carry chain's own LUTs on ECP5:
-Yosys puts an AND gate in front of every adder bit. ``named`` shares an expression's logic
-among its uses.
+Yosys puts an AND gate in front of every adder bit. ``table`` computes a function of a few
+bits as a truth table: LUTs, where Yosys maps even a 2-bit ``+`` to a carry chain (CCU2C),
+whose entry and exit cost more than a LUT level. ``named`` shares an expression's logic among
+its uses.
 """
-from amaranth.hdl import Const, Instance, Mux, Shape, Signal, Value
+from amaranth.hdl import Array, Cat, Const, Instance, Mux, Shape, Signal, Value
+
+# Input bits of a ``table`` at most: 1,024 entries.
+TABLE_BITS = 10
 
 
 def named(m, value, name):
@@ -18,6 +23,25 @@ def named(m, value, name):
     sig = Signal(value.shape(), name=name)
     m.d.comb += sig.eq(value)
     return sig
+
+
+def table(fn, *values, width):
+    """``fn(*values) % 2 ** width``, with ``fn`` evaluated in Python on every combination of the
+    values (unsigned integers) and the result selected by their bits: a truth table of at most
+    ``TABLE_BITS`` inputs, which Yosys maps to LUTs."""
+    values = [Value.cast(v) for v in values]
+    index = Cat(*values)
+    if len(index) > TABLE_BITS:
+        raise ValueError(f"a table of {len(index)} input bits is too large for LUTs "
+                         f"(at most {TABLE_BITS})")
+    entries = []
+    for i in range(1 << len(index)):
+        args, low = [], 0
+        for v in values:
+            args.append((i >> low) & ((1 << len(v)) - 1))
+            low += len(v)
+        entries.append(Const(fn(*args) % (1 << width), width))
+    return Array(entries)[index]
 
 
 def mux_tree(values, sel):

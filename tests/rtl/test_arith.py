@@ -1,5 +1,6 @@
 """Shift-and-add constant multiplies, mux trees and adds of a cleared value compute what they
 stand for."""
+import itertools
 import os
 import re
 import shutil
@@ -13,7 +14,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from hwgen.rtl.arith import add_cleared, csd, mul_const, mux_tree
+from hwgen.rtl.arith import TABLE_BITS, add_cleared, csd, mul_const, mux_tree, table
 from hwgen.rtl.target import MODELS
 
 
@@ -40,6 +41,29 @@ def test_mul_const_in_simulation():
                 assert ctx.get(o) == v * c
     sim.add_testbench(bench)
     sim.run()
+
+
+def test_table_computes_its_function_on_every_input_modulo_its_width():
+    a, b, c = Signal(2), Signal(3), Signal()
+    out = Signal(3)
+    m = Module()
+    m.d.comb += out.eq(table(lambda a, b, c: a + b - c, a, b, c, width=3))
+
+    async def tb(ctx):
+        for x, y, z in itertools.product(range(4), range(8), range(2)):
+            ctx.set(a, x)
+            ctx.set(b, y)
+            ctx.set(c, z)
+            assert ctx.get(out) == (x + y - z) % 8, (x, y, z)
+
+    sim = Simulator(m)
+    sim.add_testbench(tb)
+    sim.run()
+
+
+def test_a_table_of_too_many_input_bits_is_refused():
+    with pytest.raises(ValueError, match=f"at most {TABLE_BITS}"):
+        table(lambda v: v, Signal(TABLE_BITS + 1), width=1)
 
 
 def test_mux_tree_selects_every_input():
