@@ -88,10 +88,10 @@ def test_one_problem_walks_the_iteration_space_and_holds_while_disabled(structur
 
 
 def test_back_to_back_problems_advance_the_slot_and_finish_each():
-    structure, taps, slots = ((2, 3),), 2, 3
+    structure, taps, slots = ((2,), (2, 2)), 2, 3
     spacing = 6                                     # the iterations: a start on the last one
     m, group, ports, ctl, _ = _build(structure, taps, spacing, slots, announces=True)
-    starts, slots_seen, valid, finished, ahead = [], [], [], [], []
+    starts, slots_seen, valid, finished, ahead, seen = [], [], [], [], [], []
 
     async def tb(ctx):
         ctx.set(ports.en, 1)
@@ -101,6 +101,9 @@ def test_back_to_back_problems_advance_the_slot_and_finish_each():
             if start:
                 starts.append(cycle)
             valid.append(ctx.get(ctl.valid0))
+            if valid[-1]:
+                seg = ctx.get(ctl.seg)
+                seen.append((seg, tuple(ctx.get(i) for i in ctl.idx)[:len(structure[seg])]))
             finished.append(ctx.get(ports.finished))
             ahead.append(ctx.get(ports.finished_ahead))
             await ctx.tick()
@@ -111,6 +114,7 @@ def test_back_to_back_problems_advance_the_slot_and_finish_each():
     assert starts == [0, 6, 12, 18]
     assert slots_seen == [0, 1, 2, 0]               # modulo slots, one per start
     assert valid == [0] + [1] * 24 + [0] * (len(valid) - 25)
+    assert seen == _space(structure) * 4            # every problem walks its whole space
     assert [k for k, f in enumerate(finished) if f] == [s + 6 + taps for s in starts]
     assert ahead[:-FINISH_AHEAD] == finished[FINISH_AHEAD:]      # announced that far ahead
 
@@ -128,3 +132,8 @@ def test_a_single_slot_stays_zero():
             await ctx.tick()
 
     _run(m, tb)
+
+
+def test_a_spacing_below_the_iterations_is_refused():
+    with pytest.raises(ValueError, match="shorter than its 6 iterations"):
+        _build(((2, 3),), 2, spacing=5)
