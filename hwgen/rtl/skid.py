@@ -91,32 +91,11 @@ class Skid(wiring.Component):
         ready_ahead = ~full | taken
         self.consistent &= ((promised == count + sum(~r for r in refused)) &
                             (promised <= n) & (full == (promised == n)))
-        # The next values are truth tables of a few bits (``arith.table``): as ``+`` and ``-``
-        # they were carry chains, on the critical path of 4x4 and 8x8 gemm_os.
-        def count_after(valid, filled, offered, refusing, took):
-            return (filled + 1 if valid else 0) + (offered & ~refusing) - (valid & took)
-
-        def promised_after(promised, valid, took, refusing, offered):
-            taken = valid & took
-            return promised - taken - (~refusing & ~offered & 1) + (promised != n or taken)
-
-        flags = (self.o.valid, filled, self.i.valid, refused[0], self.o.ready)
-        promised_next = named(m, table(promised_after, promised, self.o.valid, self.o.ready,
-                                       refused[0], self.i.valid, width=len(promised)),
-                              "promised_next")
         m.d.comb += [self.i.ready.eq(~refused[0]), self.i_ready_ahead.eq(ready_ahead),
                      self.o.payload.eq(Array(entries)[read])]
-        m.d.sync += [
-            filled.eq(table(lambda *a: count_after(*a) - 1, *flags, width=len(filled))),
-            self.o.valid.eq(table(lambda *a: count_after(*a) != 0, *flags, width=1)),
-            promised.eq(promised_next), full.eq(promised_next == n),
-            read.eq(table(lambda r, v, t: r + (v & t), read, self.o.valid, self.o.ready,
-                          width=len(read)))]
         refused_next = refused[1:] + [~ready_ahead]
         m.d.sync += [r.eq(after) for r, after in zip(refused, refused_next)]
-        write_next = named(m, table(lambda w, v, r: w + (v & ~r & 1), write, self.i.valid,
-                                    refused[0], width=len(write)), "write_next")
-        m.d.sync += write.eq(write_next)
+        write_next = self._flags(m, n, read, write, filled, refused[0], promised, full)
         # The entry written next is free whenever ``i.ready`` is high: it takes the input,
         # under enables decided a cycle ahead. After reset (and at power-up, when the
         # flip-flops hold 0) entry 0 is enabled: its copies hold the enable's complement.
@@ -133,3 +112,29 @@ class Skid(wiring.Component):
                 with m.If(enable):
                     m.d.sync += entry[bits].eq(self.i.payload[bits])
         return m
+
+    def _flags(self, m, n, read, write, filled, refused, promised, full):
+        """The count, promise and pointers after this cycle, as truth tables of a few bits
+        (``arith.table``): as ``+`` and ``-`` they were carry chains, on the critical path of
+        4x4 and 8x8 gemm_os. Returns the entry written next."""
+        def count_after(valid, filled, offered, refusing, took):
+            return (filled + 1 if valid else 0) + (offered & ~refusing) - (valid & took)
+
+        def promised_after(promised, valid, took, refusing, offered):
+            taken = valid & took
+            return promised - taken - (~refusing & ~offered & 1) + (promised != n or taken)
+
+        flags = (self.o.valid, filled, self.i.valid, refused, self.o.ready)
+        promised_next = named(m, table(promised_after, promised, self.o.valid, self.o.ready,
+                                       refused, self.i.valid, width=len(promised)),
+                              "promised_next")
+        write_next = named(m, table(lambda w, v, r: w + (v & ~r & 1), write, self.i.valid,
+                                    refused, width=len(write)), "write_next")
+        m.d.sync += [
+            filled.eq(table(lambda *a: count_after(*a) - 1, *flags, width=len(filled))),
+            self.o.valid.eq(table(lambda *a: count_after(*a) != 0, *flags, width=1)),
+            promised.eq(promised_next), full.eq(promised_next == n),
+            read.eq(table(lambda r, v, t: r + (v & t), read, self.o.valid, self.o.ready,
+                          width=len(read))),
+            write.eq(write_next)]
+        return write_next
