@@ -98,8 +98,8 @@ class Skid(wiring.Component):
         self._flags(m, n, read, write, filled, refused[0], promised, full)
         # The entry written next is free whenever ``i.ready`` is high: it takes the input,
         # under enables decided a cycle ahead, each a table of the flags (one LUT level, not
-        # the next pointer's then a compare: 12x12 gemm_os, ``refused0`` -> 2 LUTs -> copy,
-        # 6.75 ns). In reset (and at power-up, when the flip-flops hold 0) entry 0 is
+        # the next pointer, then a compare: 12x12 gemm_os, ``refused0`` -> 3 LUTs -> copy,
+        # 8.2 ns). In reset (and at power-up, when the flip-flops hold 0) entry 0 is
         # enabled: its copies hold the enable's complement.
         width = len(self.i.payload)
         groups = -(-width // BITS_PER_ENABLE)
