@@ -106,7 +106,7 @@ class Skid(wiring.Component):
         for x, entry in enumerate(entries):
             first = int(x == 0)
             def enable_after(w, v, r, refusing_next, x=x, first=first):
-                return int(not refusing_next and (w + (v & ~r & 1)) % n == x) ^ first
+                return int(not refusing_next and _write_after(w, v, r) % n == x) ^ first
             enable_next = table(enable_after, write, self.i.valid, refused[0], refused_next[0],
                                 width=1)
             held = copies(m, enable_next, groups, f"we{x}", self._target)
@@ -139,5 +139,10 @@ class Skid(wiring.Component):
             promised.eq(promised_next), full.eq(promised_next == n),
             read.eq(table(lambda r, v, t: r + (v & t), read, self.o.valid, self.o.ready,
                           width=len(read))),
-            write.eq(table(lambda w, v, r: w + (v & ~r & 1), write, self.i.valid, refused,
-                           width=len(write)))]
+            write.eq(table(_write_after, write, self.i.valid, refused, width=len(write)))]
+
+
+def _write_after(write, valid, refused):
+    """The entry written next after this cycle (before wrapping at the entry count): the
+    pointer moves when a beat is offered and ``i.ready`` is high."""
+    return write + (valid & ~refused & 1)
