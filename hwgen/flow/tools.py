@@ -4,6 +4,7 @@ YoWASP tools run in WebAssembly and only see their working directory and below, 
 runs with ``cwd`` = the build folder and relative paths.
 """
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,10 +24,13 @@ def tool(name):
 
 
 def run(name, args, cwd, log):
-    """Run ``name args`` in ``cwd``, output to ``log``; raise HwgenError with the log's tail."""
+    """Run ``name args`` in ``cwd``, output to ``log`` after a first line with the command (so a
+    log says how to reproduce it); raise HwgenError with the log's tail."""
+    command = [tool(name)] + [str(a) for a in args]
     with open(os.path.join(cwd, log), "w") as f:
-        proc = subprocess.run([tool(name)] + list(args), cwd=cwd, stdout=f,
-                              stderr=subprocess.STDOUT)
+        f.write(f"$ cd {shlex.quote(str(cwd))} && {shlex.join(command)}\n")
+        f.flush()
+        proc = subprocess.run(command, cwd=cwd, stdout=f, stderr=subprocess.STDOUT)
     if proc.returncode != 0:
         with open(os.path.join(cwd, log)) as f:
             tail = "".join(f.readlines()[-15:])
