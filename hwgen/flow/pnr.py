@@ -4,7 +4,7 @@ import os
 import statistics
 
 from ..errors import HwgenError
-from . import tools
+from . import floorplan, tools
 
 DEVICES = {
     "ecp5-85k": {"family": "ecp5", "args": ["--85k", "--package", "CABGA381"]},
@@ -115,14 +115,17 @@ def describe_path(cp):
 
 def timing(workdir, verilog_files, top, device, freq_mhz=None, seeds=(1,), progress=None,
            router=ROUTERS[0]):
-    """Synthesize once, place and route once per seed (with nextpnr's ``router``); median
-    Fmax, utilization of the first. A design with more host-port bits than an ECP5 package has
-    pins (a 12x13 ``gemm_os``) is placed and routed out of context (``out_of_context`` in the
-    result)."""
+    """Synthesize once, pin an array's multipliers (``floorplan``: ``pinned_grid`` in the
+    result), place and route once per seed (with nextpnr's ``router``); median Fmax,
+    utilization of the first. A design with more host-port bits than an ECP5 package has pins
+    (a 12x13 ``gemm_os``) is placed and routed out of context (``out_of_context``)."""
     freq_mhz = freq_mhz or (200 if device.startswith("ecp5") else 60)
     netlist = synthesize(workdir, verilog_files, top, device)
     if progress:
         progress("synthesized")
+    pinned = floorplan.pin_multipliers(workdir, netlist, device)
+    if progress and pinned:
+        progress("multipliers pinned as a {}x{} grid".format(*pinned))
     runs, ooc = [], False
     for seed in seeds:
         try:
@@ -143,6 +146,7 @@ def timing(workdir, verilog_files, top, device, freq_mhz=None, seeds=(1,), progr
     result["fmax_mhz"] = statistics.median(r["fmax_mhz"] for r in runs)
     result["fmax_seeds"] = [r["fmax_mhz"] for r in runs]
     result["device"], result["out_of_context"] = device, ooc
+    result["pinned_grid"] = pinned
     with open(os.path.join(workdir, "timing.json"), "w") as f:
         json.dump(result, f, indent=1)
     return result

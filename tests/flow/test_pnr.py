@@ -16,6 +16,8 @@ def test_small_gemm_on_ecp5_has_one_multiplier_per_pe(tmp_path):
     command = (tmp_path / "nextpnr_1.out").read_text().splitlines()[0]     # the log's first line
     assert " ".join(pnr.PLACER_ARGS["ecp5"]) in command and "--seed 1" in command
     assert t["used"]["DSP"] == 4
+    assert t["pinned_grid"] == (2, 2)                     # flow.floorplan, before nextpnr
+    assert "BEL" in (tmp_path / "gemm_os.json").read_text()
     assert t["critical_path"]["ns"] > 0 and t["critical_path"]["from"]
     assert t["fmax_mhz"] > 30
     assert 0 < t["used"]["LUT"] < 5000 and t["used"]["FF"] > 0
