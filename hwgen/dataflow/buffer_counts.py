@@ -8,7 +8,8 @@ import math
 from ..ir.types import Sharded
 from ..schedule import READ_LATENCY
 from ..schedule.host_timing import INPUT_MID_STAGES, chained, lane_split, range_bits, slot_bits
-from ..schedule.memories import dp16kd_columns, dp16kd_shape, input_memory, memory_kind
+from ..schedule.memories import (NARROW_ELEMENTS, PDPW16KD_SHAPE, dp16kd_columns, dp16kd_shape,
+                                 input_memory, memory_kind)
 from ..schedule.shared_rows import output_memories
 
 
@@ -67,7 +68,10 @@ def _input_banks(n, shape, t, bank):
             n["mux_bit"] += f * g * (w + range_bits(entries))
         n["buf_bit"] += sum(read_registers(entries, f, w, in_block, k < ahead)
                             for k in range(reads))
-        n["mux_bit"] += reads * f * w if f > 1 else 0
+        # The and-or narrowing a word to its element, over the blocks where each read one.
+        narrow = in_block and dp16kd_shape(entries, f * w, w)[0] == PDPW16KD_SHAPE[0]
+        picked = dp16kd_columns(PDPW16KD_SHAPE[0], f * w, w) if narrow else f
+        n["mux_bit"] += reads * picked * w if f > 1 else 0
 
 
 def read_registers(entries, f, w, in_block, ahead):
@@ -79,13 +83,15 @@ def read_registers(entries, f, w, in_block, ahead):
     if not in_block:
         return (READ_LATENCY - 1) * w + (1 + ahead) * sub + ahead * addr
     bits, depth = dp16kd_shape(entries, f * w, w)
-    rows = -(-entries // depth)
+    rows, columns = -(-entries // depth), dp16kd_columns(bits, f * w, w)
+    narrow = bits == PDPW16KD_SHAPE[0]          # each block reads one element: a hit per block
     regs = (2 + ahead) * range_bits(rows)
     if ahead:
-        regs += rows * dp16kd_columns(bits, f * w, w) * min(addr, range_bits(depth)) + sub
+        element = range_bits(NARROW_ELEMENTS) if narrow else 0
+        regs += rows * columns * (min(addr, range_bits(depth)) + element) + sub
     if f == 1:
         return regs + (READ_LATENCY - 2) * w
-    return regs + sub + f + -(-f // max(1, bits // w)) * w + (READ_LATENCY - 3) * w
+    return regs + sub + (columns if narrow else f) + columns * w + (READ_LATENCY - 3) * w
 
 
 def _output_banks(n, shape, t, bank):

@@ -10,8 +10,13 @@ blocks, on an input buffer's memories that Yosys would put in block RAM, or in L
 cost of several cells per block (``schedule.memories.input_memory``): port A writes, port B
 reads, ``CEB``/``OCEB`` the read enable. A word of several elements keeps each element whole in
 its blocks (``schedule.memories.dp16kd_columns``), so that a read that picks one element picks
-it from one group of blocks. The write, and the address of a read port that comes a cycle
-early, are registered in a copy beside each block (a 12x12 ``gemm_os``: one register drove the
+it from one group of blocks. A word of elements of at most 9 bits is written 36 bits wide
+(pseudo-dual-port mode, four elements per block) and read 9 bits wide, each block returning the
+element asked for (``narrow``): a 12x12 ``gemm_os``'s A buffer takes 48 blocks rather than 96,
+so its banks sit close to the array's first column (ECP5-85k, multipliers pinned, seeds
+1/2/3: 224.6 / 174.0 / 208.1 MHz, against 181.2 / 165.7 / 183.4 reading whole words). The
+write, and the address of a read port that comes a cycle early, are registered in a copy
+beside each block (a 12x12 ``gemm_os``: one register drove the
 eight blocks of a bank, 6.2 to 6.5 ns of routing to the farthest). ``models/DP16KD.v``
 simulates the block; ``tests/rtl/test_block_ram.py`` holds it equal to the two-register read
 of ``amaranth.lib.memory`` behind a write register (and an address register where the read
@@ -22,7 +27,7 @@ from types import SimpleNamespace
 from amaranth.hdl import Cat, ClockSignal, Const, Elaboratable, Instance, Module, Mux, Shape, Signal
 from amaranth.utils import ceil_log2
 
-from ..schedule.memories import dp16kd_shape, input_memory
+from ..schedule.memories import NARROW_ELEMENTS, PDPW16KD_SHAPE, dp16kd_shape, input_memory
 from .arith import mux_tree
 from .replica import copies, kept
 
@@ -57,21 +62,23 @@ class DP16KDMemory(Elaboratable):
         self.element = element or self.shape.width
         self._writes, self._reads = [], []
         self.bits, self.rows_depth = dp16kd_shape(depth, self.shape.width, self.element)
+        # Written 36 bits wide, read an element at a time (``schedule.memories``).
+        self.narrow = self.bits == PDPW16KD_SHAPE[0]
 
     @property
     def columns(self):
         """The elements of a word in groups, each group in blocks of its own, in order."""
-        per, n = max(1, self.bits // self.element), self.shape.width // self.element
+        per = NARROW_ELEMENTS if self.narrow else max(1, self.bits // self.element)
+        n = self.shape.width // self.element
         return [range(lo, min(n, lo + per)) for lo in range(0, n, per)]
 
     def _spans(self):
         """The bits of a word each column of blocks holds, ``(lo, hi)``."""
         bits, element, width = self.bits, self.element, self.shape.width
-        if element > bits:
+        if element > bits and not self.narrow:
             return [(e + j * bits, e + min(element, (j + 1) * bits))
                     for e in range(0, width, element) for j in range(-(-element // bits))]
-        per = bits // element * element
-        return [(lo, min(width, lo + per)) for lo in range(0, width, per)]
+        return [(c.start * element, c.stop * element) for c in self.columns]
 
     def write_port(self):
         """A write port; its ``addr``, ``data`` and ``en`` come a cycle early: the memory
@@ -83,9 +90,14 @@ class DP16KDMemory(Elaboratable):
 
     def read_port(self, ahead=False):
         """A read port; ``ahead``: its address is registered first, in a copy beside each
-        block (one more enabled cycle)."""
+        block (one more enabled cycle). A ``narrow`` memory's port also takes ``sel``, the
+        element of the word to read, with ``addr``: its ``data`` holds the element read from
+        each column of blocks (`columns`), column ``c``'s in ``data.word_select(c, element)``
+        (only the column holding element ``sel`` read it)."""
+        width = len(self.columns) * self.element if self.narrow else self.shape.width
         port = SimpleNamespace(addr=Signal(range(self.depth)), en=Signal(),
-                               data=Signal(self.shape), ahead=ahead)
+                               data=Signal(width), ahead=ahead,
+                               sel=Signal(range(max(2, self.shape.width // self.element))))
         self._reads.append(port)
         return port
 
@@ -113,21 +125,27 @@ class DP16KDMemory(Elaboratable):
         tag = f"_rd{k}" if k else ""
         outs = []
         for r in range(rows):
-            out = Signal(self.shape.width, name=f"row{r}{tag}")
+            out = Signal(len(rd.data), name=f"row{r}{tag}")
             row_we = we & (wa[low:] == r) if rows > 1 else we
             for c, (lo, hi) in enumerate(spans):
                 raddr = rd.addr[:low]
+                if self.narrow:             # the element within the block, below the word
+                    raddr = Cat(rd.sel[:ceil_log2(NARROW_ELEMENTS)], raddr)
                 if rd.ahead:
-                    raddr = Signal(len(raddr), reset_less=True, name=f"raddr{r}_{c}{tag}")
-                    kept(m, raddr, rd.addr[:low], rd.en, "ecp5")
+                    copy = Signal(len(raddr), reset_less=True, name=f"raddr{r}_{c}{tag}")
+                    kept(m, copy, raddr, rd.en, "ecp5")
+                    raddr = copy
                 # This block's copy of the write (its enable 0 in reset).
                 w_en = copies(m, row_we, 1, f"we{r}_{c}{tag}", "ecp5")[0]
-                w = copies(m, Cat(wa[:low], wd[lo:hi]), 1, f"w{r}_{c}{tag}", "ecp5",
-                           reset=False)[0]
-                q = Signal(hi - lo, name=f"q{r}_{c}{tag}")
+                w = copies(m, Cat(wa[:low], self._slots(wd[lo:hi])), 1, f"w{r}_{c}{tag}",
+                           "ecp5", reset=False)[0]
+                q = Signal(self.element if self.narrow else hi - lo, name=f"q{r}_{c}{tag}")
                 m.submodules[f"ram{r}_{c}{tag}"] = self._block(
                     bits, w[:len(wa[:low])], w[len(wa[:low]):], w_en, raddr, rd.en, q)
-                m.d.comb += out[lo:hi].eq(q)
+                if self.narrow:
+                    m.d.comb += out.word_select(c, self.element).eq(q)
+                else:
+                    m.d.comb += out[lo:hi].eq(q)
             outs.append(out)
         data = outs[0]
         if rows > 1:
@@ -138,28 +156,46 @@ class DP16KDMemory(Elaboratable):
             data = mux_tree(outs, row[-1])
         m.d.comb += rd.data.eq(data)
 
+    def _slots(self, data):
+        """A column's elements as its blocks take them: in a ``narrow`` block, each in a 9-bit
+        slot (the read's width)."""
+        if not self.narrow:
+            return data
+        n = len(data) // self.element
+        return Cat(Cat(data.word_select(e, self.element), Const(0, 9 - self.element))
+                   for e in range(n))
+
     @staticmethod
     def _block(bits, waddr, wdata, we, raddr, ren, rdata):
         """One DP16KD: port A writes ``wdata`` at ``waddr``, port B reads ``raddr`` through its
-        read and output registers into ``rdata``."""
-        shift = _SHIFT[bits]
+        read and output registers into ``rdata``. At 36 bits (pseudo-dual-port mode, as Yosys
+        maps a ``PDPW16KD``): port A writes 36 bits (``DIA`` the low half, ``DIB`` the high
+        one, its address bits 0 to 3 the byte enables), port B reads 9, element ``e`` of word
+        ``w`` at ``4 * w + e`` (``lattice/brams_map_16kd.v``)."""
+        narrow = bits == PDPW16KD_SHAPE[0]
         ports = {}
-        for letter, addr in (("A", waddr), ("B", raddr)):
-            # An 18-bit port's address bits 0 and 1 are its byte enables: both on.
-            a = Cat(Const(3 if bits == 18 else 0, shift), addr, Const(0, ADDR_BITS))[:ADDR_BITS]
+        for letter, addr, width in (("A", waddr, bits), ("B", raddr, 9 if narrow else bits)):
+            # An 18- or 36-bit port's low address bits are its byte enables: all on.
+            shift = 5 if width == 36 else _SHIFT[width]
+            a = Cat(Const(15 if width == 36 else 3 if width == 18 else 0, shift), addr,
+                    Const(0, ADDR_BITS))[:ADDR_BITS]
             ports.update({f"i_AD{letter}{k}": a[k] for k in range(ADDR_BITS)})
-        d = Cat(wdata, Const(0, 18))[:18]
+        d = Cat(wdata, Const(0, 36))[:36]
         q = Signal(18)
         ports.update({f"i_DIA{k}": d[k] for k in range(18)})
-        ports.update({f"i_DIB{k}": Const(0) for k in range(18)})
+        ports.update({f"i_DIB{k}": d[18 + k] if narrow else Const(0) for k in range(18)})
         ports.update({f"o_DOB{k}": q[k] for k in range(18)})
         ports.update({f"i_CS{p}{k}": Const(0) for p in "AB" for k in range(3)})
+        # Pseudo-dual-port mode writes on CEA (a PDPW16KD's CEW); its output registers are
+        # both ports' (a PDPW16KD's one REGMODE).
         block = Instance(
             "DP16KD",
-            p_DATA_WIDTH_A=bits, p_DATA_WIDTH_B=bits, p_REGMODE_A="NOREG", p_REGMODE_B="OUTREG",
+            p_DATA_WIDTH_A=bits, p_DATA_WIDTH_B=9 if narrow else bits,
+            p_REGMODE_A="OUTREG" if narrow else "NOREG", p_REGMODE_B="OUTREG",
             p_WRITEMODE_A="NORMAL", p_WRITEMODE_B="NORMAL", p_RESETMODE="SYNC",
             p_CSDECODE_A="0b000", p_CSDECODE_B="0b000", p_GSR="DISABLED",
-            i_CLKA=ClockSignal(), i_CEA=Const(1), i_OCEA=Const(1), i_WEA=we, i_RSTA=Const(0),
+            i_CLKA=ClockSignal(), i_CEA=we if narrow else Const(1), i_OCEA=Const(1), i_WEA=we,
+            i_RSTA=Const(0),
             i_CLKB=ClockSignal(), i_CEB=ren, i_OCEB=ren, i_WEB=Const(0), i_RSTB=Const(0),
             **ports)
         m = Module()

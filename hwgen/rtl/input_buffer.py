@@ -7,8 +7,8 @@ beat puts several elements into one bank, that bank is split cyclically into ``F
 (element address ``a`` lives in sub-bank ``a % F`` at ``a // F``) so that every memory takes
 one write per beat. The ``F`` sub-banks share every write and read address, so they are one
 memory whose word holds an element of each, side by side (sub-bank ``s`` in bits
-``s * bits``...): on ECP5 a word of eight int8 elements fills four DP16KD blocks rather
-than 16 LUT-RAM cells per 16 entries.
+``s * bits``...): on ECP5 a word of eight int8 elements fills two DP16KD blocks, each
+reading one element (``rtl.block_ram``), rather than 16 LUT-RAM cells per 16 entries.
 """
 import functools
 import operator
@@ -20,6 +20,7 @@ from amaranth.utils import ceil_log2
 
 from ..schedule.host_timing import INPUT_MID_STAGES, lane_split, slot_bits
 from ..schedule.levels import READ_LATENCY
+from ..schedule.memories import NARROW_ELEMENTS
 from .arith import mux_tree
 from .block_ram import DP16KDMemory, uses_dp16kd
 from .replica import copies, later
@@ -227,29 +228,36 @@ class InputBuffer(wiring.Component):
         rp = mem.read_port(ahead=ahead) if in_block else mem.read_port()
         if ahead and not in_block:
             sub_addr = _stage(m, en, sub_addr, f"rd{k}_addr")
-        m.d.comb += [rp.en.eq(en), rp.addr.eq(sub_addr)]
         # The memory's data (a DP16KD's output register, else the read port's) is ``stage``
         # enabled cycles after the address, ``sel`` the sub-bank there.
         stage, sel = 2 if in_block else 1, addr[:ceil_log2(f)]
+        narrow = in_block and mem.narrow
+        m.d.comb += [rp.en.eq(en), rp.addr.eq(sub_addr)]
+        if narrow:
+            m.d.comb += rp.sel.eq(sel)
         if ahead:
             sel = _stage(m, en, sel, f"rd{k}_sel") if f > 1 else sel
         width = shape_of(self.tensor.dtype).width
-        datas = [rp.data[s * width:(s + 1) * width] for s in range(f)]
-        data = datas[0]
+        data = rp.data[:width]
         if f > 1 and in_block:
             for n in range(stage - 1):
                 sel = _stage(m, en, sel, f"rd{k}_sub{n}")
-            hits = [Signal(name=f"rd{k}_hit{s}") for s in range(f)]
+            # Each column's elements under one-hot selects: a narrow memory's blocks have
+            # read their element, a column's hit is its own.
+            columns = [[c] if narrow else elements for c, elements in enumerate(mem.columns)]
+            datas = [rp.data.word_select(s, width) for s in range(len(rp.data) // width)]
+            hits = [Signal(name=f"rd{k}_hit{s}") for s in range(len(datas))]
             with m.If(en):
-                m.d.sync += [h.eq(sel == s) for s, h in enumerate(hits)]
+                m.d.sync += [h.eq(sel[ceil_log2(NARROW_ELEMENTS):] == s if narrow else sel == s)
+                             for s, h in enumerate(hits)]
             parts = [_stage(m, en, functools.reduce(operator.or_, (
                 datas[s] & hits[s].replicate(width) for s in elements)), f"rd{k}_part{c}")
-                for c, elements in enumerate(mem.columns)]
+                for c, elements in enumerate(columns)]
             data, stage = functools.reduce(operator.or_, parts), stage + 1
         elif f > 1:
             for n in range(stage):
                 sel = _stage(m, en, sel, f"rd{k}_sub{n}")
-            data = mux_tree(datas, sel)
+            data = mux_tree([rp.data.word_select(s, width) for s in range(f)], sel)
         for n in range(READ_LATENCY - stage):
             data = _stage(m, en, data, f"rd{k}_q{n}", shape_of(self.tensor.dtype))
         m.d.comb += port.data.eq(data)

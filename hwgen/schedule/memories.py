@@ -6,6 +6,9 @@ what the hardware (``rtl.block_ram``) builds."""
 # write port groups.
 DP16KD_SHAPES = ((1, 16384), (2, 8192), (4, 4096), (9, 2048), (18, 1024))
 PDPW16KD_SHAPE = (36, 512)
+# A block in pseudo-dual-port mode written 36 bits wide and read 9 bits wide: four elements of
+# at most 9 bits per block, a read returning one of them (``rtl.block_ram``).
+NARROW_ELEMENTS = 4
 
 
 def memory_kind(entries, width, reads):
@@ -34,20 +37,27 @@ def memory_kind(entries, width, reads):
 def dp16kd_columns(bits, width, element=None):
     """Blocks side by side, ``bits`` wide each, that hold a word of ``width`` bits made of
     ``element``-bit elements (default: one element), each element whole in its block (or, wider
-    than a block, in blocks of its own): a read picks an element from one block."""
+    than a block, in blocks of its own): a read picks an element from one block. At 36 bits,
+    `NARROW_ELEMENTS` per block, each in a 9-bit slot."""
     element = element or width
+    if bits == PDPW16KD_SHAPE[0]:
+        return -(-(width // element) // NARROW_ELEMENTS)
     if element > bits:
         return (width // element) * -(-element // bits)
     return -(-(width // element) // (bits // element))
 
 
-def dp16kd_shape(entries, width, element=None):
+def dp16kd_shape(entries, width, element=None, narrow=True):
     """The DP16KD configuration ``(bits, depth)`` that holds ``entries`` x ``width`` (words of
     ``element``-bit elements, `dp16kd_columns`) in the fewest blocks (ties: the fewer rows, so
-    the fewer read muxes)."""
-    return min(DP16KD_SHAPES, key=lambda s: (-(-entries // s[1]) *
-                                             dp16kd_columns(s[0], width, element),
-                                             -(-entries // s[1])))
+    the fewer read muxes). Words of elements of at most 9 bits may be written 36 bits wide and
+    read one element at a time (``PDPW16KD_SHAPE``, unless not ``narrow``): 12x12 ``gemm_os``'s
+    A banks, 16 int8 per word, take 4 blocks each rather than 8."""
+    shapes = DP16KD_SHAPES
+    if narrow and element and element <= 9 and width // element > 1:
+        shapes += (PDPW16KD_SHAPE,)
+    return min(shapes, key=lambda s: (-(-entries // s[1]) * dp16kd_columns(s[0], width, element),
+                                      -(-entries // s[1])))
 
 
 # An input buffer's memory goes into explicit DP16KD blocks (``rtl.block_ram``; a copy per read
@@ -66,11 +76,15 @@ def input_memory(entries, width, reads, element=None):
     kind, cells, rows = memory_kind(entries, width, reads)
     if kind == "ff":
         return kind, cells, rows
-    bits, depth = dp16kd_shape(entries, width, element)
-    rows = -(-entries // depth)
-    blocks = rows * dp16kd_columns(bits, width, element) * max(1, reads)
-    if kind != "lutram" or cells >= CELLS_PER_BLOCK * blocks:
-        return "dp16kd", blocks, rows
+    def blocks(narrow):
+        bits, depth = dp16kd_shape(entries, width, element, narrow)
+        rows = -(-entries // depth)
+        return rows * dp16kd_columns(bits, width, element) * max(1, reads), rows
+
+    # Block RAM or LUT-RAM is chosen on the blocks of words read whole: reading one element per
+    # block (fewer blocks) changes how a memory is built, not where.
+    if kind != "lutram" or cells >= CELLS_PER_BLOCK * blocks(False)[0]:
+        return ("dp16kd", *blocks(True))
     return kind, cells, rows
 
 

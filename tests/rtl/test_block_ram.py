@@ -19,13 +19,17 @@ from hwgen.rtl.target import sim_models
 
 class Ram(wiring.Component):
     """One write and one read port; the write takes effect a cycle later, ``rdata`` follows two
-    enabled cycles after ``raddr`` (three ``ahead``)."""
+    enabled cycles after ``raddr`` (three ``ahead``). Where the blocks are ``narrow``, ``rdata``
+    is the element ``rsel`` of the word (a narrow read returns it from its column)."""
 
     def __init__(self, width, depth, blocks, second=False, element=None, ahead=False):
         self.width, self.depth, self.blocks, self.second = width, depth, blocks, second
         self.element, self.ahead = element, ahead
+        self.narrow = DP16KDMemory(unsigned(width), depth, element).narrow
+        elements = width // (element or width)
         super().__init__({"waddr": In(range(depth)), "wdata": In(width), "we": In(1),
-                          "raddr": In(range(depth)), "ren": In(1), "rdata": Out(width)})
+                          "raddr": In(range(depth)), "rsel": In(range(max(2, elements))),
+                          "ren": In(1), "rdata": Out(element if self.narrow else width)})
 
     def elaborate(self, platform):
         m = Module()
@@ -45,11 +49,26 @@ class Ram(wiring.Component):
             m.d.comb += write
         else:       # the blocks register the write, beside each block
             m.d.sync += write
-        if self.blocks:
-            m.d.comb += [rp.addr.eq(self.raddr), self.rdata.eq(rp.data)]
-        else:
+        # The element picked follows the read through its enabled cycles.
+        sel = self.rsel
+        for n in range(2 + self.ahead):
+            delayed = Signal.like(sel, name=f"sel{n}")
             with m.If(self.ren):
-                m.d.sync += self.rdata.eq(rp.data)
+                m.d.sync += delayed.eq(sel)
+            sel = delayed
+        if self.blocks:
+            m.d.comb += [rp.addr.eq(self.raddr)]
+            if self.narrow:
+                m.d.comb += [rp.sel.eq(self.rsel),
+                             self.rdata.eq(rp.data.word_select(sel >> 2, self.element))]
+            else:
+                m.d.comb += self.rdata.eq(rp.data)
+        else:
+            word = Signal(self.width)
+            with m.If(self.ren):
+                m.d.sync += word.eq(rp.data)
+            m.d.comb += self.rdata.eq(word.word_select(sel, self.element) if self.narrow
+                                      else word)
             if self.ahead:
                 with m.If(self.ren):
                     m.d.sync += rp.addr.eq(self.raddr)
@@ -63,16 +82,18 @@ module tb;
   reg clk = 0, we = 0, ren = 0;
   reg [{aw}-1:0] waddr = 0, raddr = 0;
   reg [{w}-1:0] wdata = 0;
-  wire [{w}-1:0] q_generic, q_blocks;
+  reg [{sw}-1:0] rsel = 0;
+  wire [{q}-1:0] q_generic, q_blocks;
   generic_ram g(.clk(clk), .rst(1'b0), .waddr(waddr), .wdata(wdata), .we(we), .raddr(raddr),
-                .ren(ren), .rdata(q_generic));
+                .rsel(rsel), .ren(ren), .rdata(q_generic));
   blocks_ram b(.clk(clk), .rst(1'b0), .waddr(waddr), .wdata(wdata), .we(we), .raddr(raddr),
-               .ren(ren), .rdata(q_blocks));
+               .rsel(rsel), .ren(ren), .rdata(q_blocks));
   integer i, errors = 0, differ = 0;
   initial begin
     for (i = 0; i < {n}; i = i + 1) begin
       // Writes first fill the memory, then mix with reads; addresses often collide.
-      waddr = ($random & 32'h7fffffff) % {depth}; wdata = $random;
+      waddr = ($random & 32'h7fffffff) % {depth}; wdata = {{$random, $random, $random, $random}};
+      rsel = ($random & 32'h7fffffff) % {elements};
       we = i < {depth} ? 1 : ($random & 1);
       raddr = ($random & 1) ? waddr : ($random & 32'h7fffffff) % {depth};
       ren = ($random & 3) != 0;
@@ -95,6 +116,10 @@ endmodule
     (1, 20000, False, None, False), (27, 100, False, None, False), (8, 256, True, None, False),
     (16, 3000, True, None, False), (128, 16, False, 8, True), (24, 2048, False, 8, True),
     (64, 16, True, 32, True), (8, 3000, False, None, True),
+    # Written 36 bits wide, read an element at a time: several rows, a second port, 9- and
+    # 5-bit elements.
+    (128, 16, False, 8, False), (64, 600, True, 8, False), (36, 700, False, 9, True),
+    (20, 100, False, 5, False),
 ])
 def test_dp16kd_memory_equals_memory_and_register(tmp_path, width, depth, second, element,
                                                     ahead):
@@ -108,8 +133,11 @@ def test_dp16kd_memory_equals_memory_and_register(tmp_path, width, depth, second
     one_copy = text.count("DP16KD #") // (2 if second else 1)
     assert one_copy and text.count("DP16KD #") == one_copy * (2 if second else 1)
     n = depth + 4000
-    (tmp_path / "tb.v").write_text(TB.format(aw=max(1, (depth - 1).bit_length()), w=width,
-                                             depth=depth, n=n))
+    ram = Ram(width, depth, False, second, element, ahead)
+    elements = width // (element or width)
+    (tmp_path / "tb.v").write_text(TB.format(
+        aw=max(1, (depth - 1).bit_length()), w=width, depth=depth, n=n, elements=elements,
+        sw=len(ram.rsel), q=len(ram.rdata)))
     subprocess.run(["iverilog", "-g2005", "-s", "tb", "-o", str(tmp_path / "tb.vvp"),
                     str(tmp_path / "tb.v"), *files, *sim_models("ecp5")], check=True)
     out = subprocess.run(["vvp", "-n", str(tmp_path / "tb.vvp")], capture_output=True,
@@ -129,13 +157,18 @@ def test_block_rams_are_chosen_where_yosys_would_choose_them_or_lut_ram_costs_a_
 
 
 def test_a_word_of_elements_keeps_each_element_in_one_group_of_blocks():
-    # 16 int8 sub-banks (12x12 gemm_os's A): two elements per 18-bit block, eight blocks; a
-    # read picks its element from one of them.
+    # 16 int8 sub-banks (12x12 gemm_os's A): written 36 bits wide, four elements per block in
+    # 9-bit slots, four blocks, each reading its own element.
     mem = DP16KDMemory(unsigned(128), 16, 8)
-    assert mem.columns == [range(2 * c, 2 * c + 2) for c in range(8)]
-    assert dp16kd_columns(18, 128, 8) == 8 and dp16kd_columns(18, 64, 32) == 4
-    # One element wider than a block spans blocks of its own; a single element as before.
+    assert mem.narrow and mem.columns == [range(4 * c, 4 * c + 4) for c in range(4)]
+    assert dp16kd_columns(36, 128, 8) == 4 and dp16kd_columns(18, 128, 8) == 8
+    assert dp16kd_columns(18, 64, 32) == 4
+    # Two elements fill an 18-bit block as they are; one element wider than a block spans
+    # blocks of its own; a single element as before.
+    assert not DP16KDMemory(unsigned(16), 16, 8).narrow
     assert DP16KDMemory(unsigned(64), 16, 32).columns == [range(0, 1), range(1, 2)]
     assert DP16KDMemory(unsigned(27), 100).columns == [range(0, 1)]
     text = verilog.convert(Ram(128, 16, True, element=8, ahead=True), name="r", emit_src=False)
-    assert text.count("DP16KD #") == 8 and text.count("FD1P3AX ") == 8 * 4   # address copies
+    # A copy of the read address (4 bits) and element (2) beside each block.
+    assert text.count("DP16KD #") == 4 and text.count("FD1P3AX ") == 4 * 6
+    assert text.count(".DATA_WIDTH_A(32'd36)") == 4 and text.count(".DATA_WIDTH_B(32'd9)") == 4

@@ -2,10 +2,13 @@
 // writes (CEA and WEA), port B reads through its read register (CEB) and its output register
 // (REGMODE_B = "OUTREG", OCEB); both ports have the same data width (1, 2, 4, 9 or 18 bits,
 // the element address in the address bits above the width's shift; an 18-bit port's address
-// bits 0 and 1 are its byte enables). A read of the address port A writes in the same cycle
-// returns the old data. Yosys 0.70's model of the block has no behaviour (ecp5/cells_sim.v);
-// Icarus and Verilator read this file, Yosys skips it (SYNTHESIS). Any other configuration
-// stops the simulation rather than being modelled wrongly.
+// bits 0 and 1 are its byte enables). Or, in pseudo-dual-port mode (DATA_WIDTH_A = 36, as
+// Yosys maps a PDPW16KD, lattice/brams_map_16kd.v): port A writes 36 bits on CEA ({DIB, DIA},
+// address bits 13..5, bits 3..0 the byte enables), port B reads 9 (address bits 13..3), 9-bit
+// word 4 * w + e being bits 9 * e + 8..9 * e of 36-bit word w. A read of the address port A
+// writes in the same cycle returns the old data. Yosys 0.70's model of the block has no
+// behaviour (ecp5/cells_sim.v); Icarus and Verilator read this file, Yosys skips it
+// (SYNTHESIS). Any other configuration stops the simulation rather than being modelled wrongly.
 `ifndef SYNTHESIS
 module DP16KD (
     input  wire DIA17, DIA16, DIA15, DIA14, DIA13, DIA12, DIA11, DIA10, DIA9, DIA8, DIA7, DIA6, DIA5, DIA4, DIA3, DIA2, DIA1, DIA0,
@@ -27,14 +30,16 @@ module DP16KD (
     parameter CSDECODE_A = "0b000";
     parameter CSDECODE_B = "0b000";
     parameter GSR = "ENABLED";
-    localparam SHIFT = DATA_WIDTH_A == 18 ? 4 : DATA_WIDTH_A == 9 ? 3 : DATA_WIDTH_A == 4 ? 2 :
-                       DATA_WIDTH_A == 2 ? 1 : 0;
+    localparam PDP = DATA_WIDTH_A == 36;
+    localparam SHIFT = PDP || DATA_WIDTH_A == 9 ? 3 : DATA_WIDTH_A == 18 ? 4 :
+                       DATA_WIDTH_A == 4 ? 2 : DATA_WIDTH_A == 2 ? 1 : 0;
     initial begin
-        if (DATA_WIDTH_A != DATA_WIDTH_B || (DATA_WIDTH_A != 18 && DATA_WIDTH_A != 9
-                && DATA_WIDTH_A != 4 && DATA_WIDTH_A != 2 && DATA_WIDTH_A != 1)
-                || REGMODE_A != "NOREG" || REGMODE_B != "OUTREG" || CSDECODE_A != "0b000"
-                || CSDECODE_B != "0b000") begin
-            $display("DP16KD model: only equal data widths 1/2/4/9/18, REGMODE_A NOREG, REGMODE_B OUTREG, CSDECODE 0b000");
+        if (PDP ? (DATA_WIDTH_B != 9 || REGMODE_A != "OUTREG")
+                : (DATA_WIDTH_A != DATA_WIDTH_B || (DATA_WIDTH_A != 18 && DATA_WIDTH_A != 9
+                   && DATA_WIDTH_A != 4 && DATA_WIDTH_A != 2 && DATA_WIDTH_A != 1)
+                   || REGMODE_A != "NOREG")
+                || REGMODE_B != "OUTREG" || CSDECODE_A != "0b000" || CSDECODE_B != "0b000") begin
+            $display("DP16KD model: only equal data widths 1/2/4/9/18 with REGMODE_A NOREG, or widths 36/9 with REGMODE_A OUTREG; REGMODE_B OUTREG, CSDECODE 0b000");
             $finish;
         end
     end
@@ -42,19 +47,27 @@ module DP16KD (
     wire [13:0] ada = {ADA13, ADA12, ADA11, ADA10, ADA9, ADA8, ADA7, ADA6, ADA5, ADA4, ADA3, ADA2, ADA1, ADA0};
     wire [13:0] adb = {ADB13, ADB12, ADB11, ADB10, ADB9, ADB8, ADB7, ADB6, ADB5, ADB4, ADB3, ADB2, ADB1, ADB0};
     wire [13:0] wa = ada >> SHIFT, ra = adb >> SHIFT;
-    wire [17:0] mask = DATA_WIDTH_A == 18 ? {{9{ada[1]}}, {9{ada[0]}}}
+    wire [17:0] mask = PDP ? 18'h1ff : DATA_WIDTH_A == 18 ? {{9{ada[1]}}, {9{ada[0]}}}
                                           : (18'h3ffff >> (18 - DATA_WIDTH_A));
     reg  [17:0] mem [0:(16384 >> SHIFT) - 1];
     reg  [17:0] rd = 18'd0, q = 18'd0;
     integer i;
     initial for (i = 0; i < (16384 >> SHIFT); i = i + 1) mem[i] = 18'd0;
+    wire [35:0] di36 = {DIB17, DIB16, DIB15, DIB14, DIB13, DIB12, DIB11, DIB10, DIB9, DIB8, DIB7, DIB6, DIB5, DIB4, DIB3, DIB2, DIB1, DIB0, dia};
     always @(posedge CLKA)
-        if (CEA && WEA && !{CSA2, CSA1, CSA0}) mem[wa] <= (mem[wa] & ~mask) | (dia & mask);
+        if (PDP) begin
+            if (CEA && !{CSA2, CSA1, CSA0}) begin
+                if (ada[0]) mem[{ada[13:5], 2'd0}] <= di36[8:0];
+                if (ada[1]) mem[{ada[13:5], 2'd1}] <= di36[17:9];
+                if (ada[2]) mem[{ada[13:5], 2'd2}] <= di36[26:18];
+                if (ada[3]) mem[{ada[13:5], 2'd3}] <= di36[35:27];
+            end
+        end else if (CEA && WEA && !{CSA2, CSA1, CSA0}) mem[wa] <= (mem[wa] & ~mask) | (dia & mask);
     always @(posedge CLKB) begin
         if (RSTB) begin
             rd <= 18'd0; q <= 18'd0;
         end else begin
-            if (CEB && !{CSB2, CSB1, CSB0}) rd <= mem[ra] & (18'h3ffff >> (18 - DATA_WIDTH_B));
+            if (CEB && !{CSB2, CSB1, CSB0}) rd <= mem[ra] & (18'h3ffff >> (18 - (PDP ? 9 : DATA_WIDTH_B)));
             if (OCEB) q <= rd;
         end
     end
