@@ -91,7 +91,10 @@ def read_registers(entries, f, w, in_block, ahead):
         regs += rows * columns * (min(addr, range_bits(depth)) + element) + sub
     if f == 1:
         return regs + (READ_LATENCY - 2) * w
-    return regs + sub + (columns if narrow else f) + columns * w + (READ_LATENCY - 3) * w
+    # A part register per group of elements (``DP16KDMemory.columns``; an element wider than a
+    # block is one group over several blocks), a hit per element or, narrow, per group.
+    groups = -(-f // (NARROW_ELEMENTS if narrow else max(1, bits // w)))
+    return regs + sub + (groups if narrow else f) + groups * w + (READ_LATENCY - 3) * w
 
 
 def _output_banks(n, shape, t, bank):
