@@ -7,7 +7,8 @@ import math
 
 from ..ir.types import Sharded
 from ..schedule import READ_LATENCY
-from ..schedule.host_timing import INPUT_MID_STAGES, chained, lane_split, range_bits, slot_bits
+from ..schedule.host_timing import (INPUT_MID_STAGES, chained, copy_groups, lane_split, range_bits,
+                                    slot_bits)
 from ..schedule.memories import (NARROW_ELEMENTS, PDPW16KD_SHAPE, dp16kd_columns, dp16kd_shape,
                                  input_memory, memory_kind)
 from ..schedule.shared_rows import output_memories
@@ -114,9 +115,9 @@ def _output_chain(n, shape, t, bank):
     """One element per bank: registers drained through a shift chain."""
     w, lanes, slots = t.dtype.bits, shape.lanes[t.name], shape.slots
     beats = bank.banks // lanes
-    # Two copies (load, shift) per ``LOADS_PER_COPY`` chain bits, and the copies they take
-    # theirs from (``rtl.output_chain``, ``replica.copies_ahead``).
-    count = -(-bank.banks // max(1, 64 // w))
+    # Two copies (load, shift) per group of chain registers (``copy_groups``), and the copies
+    # they take theirs from (``rtl.output_chain``, ``replica.copies_ahead``).
+    count = copy_groups(bank.banks, t.shape, w)[-1] + 1
     copies = 2 * (count + math.isqrt(count - 1) + 1)
     n["buf_bit"] += 2 * w * bank.banks + range_bits(beats + 1) + range_bits(slots + 2) + 4 + \
         copies

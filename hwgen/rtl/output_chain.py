@@ -10,8 +10,9 @@ which announces it), and, with ``lead > 1``, from ``commit_ahead``, the commit `
 cycles later (``rtl.top`` has it when a single group never stalls: ``controller.FINISH_AHEAD``).
 An 8x8 ``gemm_os`` has 1,408 chain registers; with ``take = valid & ready`` in front of their
 enable, that net was the critical path. The load and shift registers are copied
-(``rtl.replica``), one copy per ``LOADS_PER_COPY`` chain bits: a 12x12 ``gemm_os``'s single
-load register drove 4,608 chain bits, 13.6 ns of routing across the die. With ``lead = 1``
+(``rtl.replica``), one copy per row of the tensor and ``LOADS_PER_COPY`` chain bits
+(``schedule.host_timing.copy_groups``): a 12x12 ``gemm_os``'s single load register drove
+4,608 chain bits, 13.6 ns of routing across the die. With ``lead = 1``
 the decision (a few LUTs beside the host port) drives all 72 copies of a 12x12 array across
 the die; with ``lead = 3`` it reaches a register beside it, then a first rank of copies, each
 the input of a few copies beside their chain registers: no long route after logic (12x12,
@@ -21,13 +22,12 @@ from types import SimpleNamespace
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib.wiring import In
 
+from ..schedule.host_timing import copy_groups
 from .controller import FINISH_AHEAD
 from .group import announces_finish
 from .output_buffer import OutputBuffer
 from .replica import copies, copies_ahead, later
 from .signatures import shape_of
-
-LOADS_PER_COPY = 64
 
 
 def chain_lead(plan):
@@ -137,15 +137,15 @@ class OutputChain(OutputBuffer):
 
     def _steer(self, m, banks, chain, load_next, shift_next):
         """The chain: it loads the banks or shifts by ``lanes``, under copies of the load and
-        shift decisions ``lead`` cycles later, one per ``LOADS_PER_COPY`` chain bits."""
+        shift decisions ``lead`` cycles later, one per group of chain registers
+        (``copy_groups``)."""
         n, lanes = len(chain), self.lanes
-        per_copy = max(1, LOADS_PER_COPY // len(chain[0]))
-        count = -(-n // per_copy)
-        loads = self._copies(m, load_next, count, "load")
-        shifts = self._copies(m, shift_next, count, "shift")
+        group = copy_groups(n, self.tensor.shape, len(chain[0]))
+        loads = self._copies(m, load_next, group[-1] + 1, "load")
+        shifts = self._copies(m, shift_next, group[-1] + 1, "shift")
         for b in range(n):
-            with m.If(shifts[b // per_copy]):
-                with m.If(loads[b // per_copy]):
+            with m.If(shifts[group[b]]):
+                with m.If(loads[group[b]]):
                     m.d.sync += chain[b].eq(banks[b])
                 if b + lanes < n:
                     with m.Else():

@@ -11,6 +11,9 @@ from dataclasses import dataclass, replace
 from ..errors import HwgenError
 from ..host import beats as shape_beats
 
+# Chain bits one copy of an output chain's load or shift decision drives (``copy_groups``).
+LOADS_PER_COPY = 64
+
 # Cycles from a commit to the first output beat: the chain loads (or the first read issues) in
 # the cycle after the commit, the beat is valid one cycle later and reaches the host through
 # one register (``rtl.skid``). Memory banks read in two cycles (``rtl.output_banks``: the
@@ -63,6 +66,18 @@ def padded(tensor, banking, lanes):
 def chained(banking):
     """One element per bank: output banks are registers drained through a shift chain."""
     return banking.depth == 1
+
+
+def copy_groups(banks, shape, width):
+    """The copy of the load and shift decisions each of ``banks`` chain registers of ``width``
+    bits takes: one copy per ``LOADS_PER_COPY`` chain bits, and none shared between two rows
+    of the tensor (of ``shape``, one element per bank in row-major order). A row's last and
+    the next row's first PE sit at opposite ends of the array: a 12x13 ``gemm_os`` with copies
+    shared across rows had one copy's route cross the die (5.4 ns), its critical path."""
+    per_copy = max(1, LOADS_PER_COPY // width)
+    row = shape[-1] if shape and math.prod(shape) == banks else banks
+    per_row = -(-row // per_copy)
+    return [b // row * per_row + b % row // per_copy for b in range(banks)]
 
 
 def lane_split(banking, shape, lanes):

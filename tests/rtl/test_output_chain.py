@@ -10,11 +10,16 @@ from hwgen.rtl.output_chain import OutputChain
 from tests.rtl.buffers import drain_pattern, run
 
 
-@pytest.mark.parametrize("lanes,lead", [(1, 1), (2, 1), (1, 2), (2, 3), (1, 3)])
-def test_chained_output_drains_while_the_next_problem_is_written(lanes, lead):
-    t = Tensor("C", int32[2, 2] @ [S(0), S(1)])
-    dut = OutputChain(t, banking(t, (2, 2)), writers=[0, 1, 2, 3], lanes=lanes, lead=lead)
-    problems = [[-5, 7, 100000, -1], [1, 2, 3, 4]]
+@pytest.mark.parametrize("lanes,lead,shape", [(1, 1, (2, 2)), (2, 1, (2, 2)), (1, 2, (2, 2)),
+                                              (2, 3, (2, 2)), (1, 3, (2, 2)), (1, 3, (3, 3)),
+                                              (3, 1, (3, 3))])
+def test_chained_output_drains_while_the_next_problem_is_written(lanes, lead, shape):
+    """(3, 3): rows of an odd length, each with copies of the decisions of its own
+    (``host_timing.copy_groups``)."""
+    n = shape[0] * shape[1]
+    t = Tensor("C", int32[shape] @ [S(0), S(1)])
+    dut = OutputChain(t, banking(t, shape), writers=range(n), lanes=lanes, lead=lead)
+    problems = [[-5, 7, 100000, -1, 9, -9, 0, 3, 2][:n], list(range(1, n + 1))]
     got = []
 
     async def write(ctx, values):
@@ -41,7 +46,7 @@ def test_chained_output_drains_while_the_next_problem_is_written(lanes, lead):
         await write(ctx, problems[1])       # the first problem sits in the chain by now
         # Both banks and chain hold a problem: no third one may start until the chain drains.
         assert not ctx.get(dut.space)
-        got.extend(unpack(await drain_pattern(ctx, dut, 8 // lanes, lambda i: i % 3 != 1), int32,
+        got.extend(unpack(await drain_pattern(ctx, dut, 2 * n // lanes, lambda i: i % 3 != 1), int32,
                           lanes).tolist())
         assert ctx.get(dut.space)
 

@@ -99,3 +99,19 @@ def test_memory_banks_drain_back_to_back_a_cycle_later():
     assert host.latency([a, y], bankings, lanes, 5) == \
         8 + host.LOAD_LATENCY + 5 + host.BANK_DRAIN_LATENCY + 12
     assert host.BANK_DRAIN_LATENCY == host.DRAIN_LATENCY + 1
+
+
+def test_copy_groups_never_span_two_rows():
+    """32-bit chain registers, two per copy: a 13-wide row takes 7 copies of its own, so a
+    row's last element and the next row's first never share one (12x13 gemm_os: 84 copies)."""
+    groups = host.copy_groups(12 * 13, (12, 13), 32)
+    assert groups[-1] + 1 == 12 * 7
+    for b in range(12 * 13 - 1):
+        if (b + 1) % 13 == 0:
+            assert groups[b] != groups[b + 1], b
+    assert all(groups.count(g) <= 2 for g in set(groups))
+    # Rows of an even number of elements group as before: consecutive pairs.
+    assert host.copy_groups(12 * 12, (12, 12), 32) == [b // 2 for b in range(144)]
+    # Narrow elements: 8 per copy; a shape that does not match the banks is one row.
+    assert host.copy_groups(10, (2, 5), 8) == [0] * 5 + [1] * 5
+    assert host.copy_groups(10, (3, 5), 8) == [0] * 8 + [1] * 2
