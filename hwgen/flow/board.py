@@ -38,7 +38,7 @@ from ..ir.interp import run
 from ..rtl.bridge import Bridged
 from ..rtl.top import Top
 from ..schedule import plan
-from . import pnr, tools
+from . import floorplan, pnr, tools
 from .clocking import MHZ, Clocking
 from .fit import CAPACITY
 from .verilog import manifest
@@ -332,14 +332,16 @@ def place(top, board, workdir, clock_hz, step, note=""):
         with open(os.path.join(workdir, "yosys.log")) as f:
             tail = "".join(f.readlines()[-10:])
         raise HwgenError(f"Yosys wrote no netlist; see {workdir}/yosys.log:\n{tail}")
-    step(f"placing and routing at {clock_hz / MHZ:g} MHz (nextpnr)")
+    pinned = floorplan.pin_multipliers(workdir, "board_top.json", spec["device"])
+    step(f"placing and routing at {clock_hz / MHZ:g} MHz (nextpnr)" +
+         (", multipliers pinned as a {}x{} grid".format(*pinned) if pinned else ""))
     constraints, placed = (("board_top.lpf", "board_top.config") if family == "ecp5" else
                            ("board_top.pcf", "board_top.asc"))
     report = pnr.place_and_route(workdir, "board_top.json", spec["device"], clock_hz / MHZ,
                                  constraints=constraints, output=placed)
     t = pnr.summarize(report, spec["device"])
     t.update(device=spec["device"], board=board, clock_mhz=clock_hz / MHZ,
-             fmax_seeds=[t["fmax_mhz"]], clocks=dict(report.get("fmax", {})))
+             fmax_seeds=[t["fmax_mhz"]], clocks=dict(report.get("fmax", {})), pinned_grid=pinned)
     return t, placed
 
 

@@ -149,6 +149,8 @@ def test_bridge_bitstream(tmp_path, board, clock_mhz, size):
     assert info["top"] == "gemm_os" and [p["name"] for p in info["ports"]] == ["A", "B", "C"]
     assert info["bridge"]["divisor"] == t["divisor"] == clock_mhz // 3
     assert info["bridge"]["clock_hz"] == clock_mhz * 1_000_000 and t["baud"] == 3_000_000
+    # On the ECP5 the task grid's multipliers are pinned, as in `hwgen timing` (flow.floorplan).
+    assert t["pinned_grid"] == ((1, 2) if board == "ulx3s-85f" else None)
 
 
 @pytest.mark.pnr
