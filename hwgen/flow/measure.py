@@ -9,9 +9,8 @@ import statistics
 import tempfile
 
 from ..errors import HwgenError
-from . import verilog
+from . import floorplan, pnr, verilog
 from .executor import map_jobs
-from . import floorplan, pnr
 from .pnr import device_info, timing
 
 DEVICE = "ecp5-85k"
