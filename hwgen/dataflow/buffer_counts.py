@@ -8,7 +8,7 @@ import math
 from ..ir.types import Sharded
 from ..schedule import READ_LATENCY
 from ..schedule.host_timing import (INPUT_MID_STAGES, chained, copy_groups, lane_split, range_bits,
-                                    slot_bits)
+                                    skid_entries, slot_bits, write_copies)
 from ..schedule.memories import (NARROW_ELEMENTS, PDPW16KD_SHAPE, dp16kd_columns, dp16kd_shape,
                                  input_memory, memory_kind)
 from ..schedule.shared_rows import output_memories
@@ -30,9 +30,11 @@ def count_buffers(n, shape):
         n["const_mul"] += sum(1 for e, st in zip(bank.extent, bank.strides())
                               if odd(st) > 1 and range_bits(e) >= 2)
         # The registers between the host port and the banks: an input's landing register and
-        # its stages with no enable (``rtl.input_buffer``); an output's entries (four before a
-        # chain, which decides three cycles ahead) and flags (``rtl.skid``).
-        bits, entries = shape.lanes[t.name] * t.dtype.bits, 4 if chained(bank) else 2
+        # its stages with no enable (``rtl.input_buffer``); an output's entries and flags
+        # (``rtl.skid``: before a chain, which decides three cycles ahead, it announces its
+        # ready four cycles ahead).
+        lead = 4 if chained(bank) else 1
+        bits, entries = shape.lanes[t.name] * t.dtype.bits, skid_entries(lead)
         if t.direction == "in":
             n["buf_bit"] += (1 + INPUT_MID_STAGES) * bits + 2
             _input_banks(n, shape, t, bank)
@@ -60,8 +62,12 @@ def _input_banks(n, shape, t, bank):
     # -> bank map is then fixed), each memory has G write ports that Yosys merges.
     merged = g > 1 and bank.shards[-1] > g
     n["lane_bit"] += bank.banks * (g if merged else 1)
-    # Each bank's copy of the write address and data, and of its write enables.
-    n["buf_bit"] += bank.banks * (range_bits(entries) + shape.lanes[t.name] * w + g)
+    # Each bank's copy of the write address and data, and of its write enables; the copies of
+    # the last stage before them beyond the one counted above (flip-flop primitives, kept as
+    # a delay line's are).
+    beat = range_bits(entries) + shape.lanes[t.name] * w
+    n["buf_bit"] += bank.banks * (beat + g)
+    n["delay_bit"] += (write_copies(bank.banks) - 1) * beat
     kind_of = functools.partial(input_memory, element=w)
     for reads, ahead in per_bank.values():
         in_block = memory(n, entries, f * w, reads, 1, kind_of) == "dp16kd"

@@ -18,7 +18,8 @@ from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
-from ..schedule.host_timing import INPUT_MID_STAGES, lane_split, slot_bits
+from ..schedule.host_timing import (BANKS_PER_WRITE_COPY, INPUT_MID_STAGES, lane_split,
+                                    slot_bits, write_copies)
 from ..schedule.levels import READ_LATENCY
 from ..schedule.memories import NARROW_ELEMENTS
 from .arith import mux_tree
@@ -167,9 +168,10 @@ class InputBuffer(wiring.Component):
         """Write each landed beat (``beat``: its valid and payload) ``LOAD_LATENCY - 1`` cycles
         later: its address, data and each bank's write enable are registered beside the
         counters that walk the banks, registered ``INPUT_MID_STAGES`` times more with no enable
-        (stages the placer may put anywhere between the host's port and the banks), then again
-        per bank (``rtl.replica``), so that no register feeds every memory (a 12x12
-        ``gemm_os``: one data register fed 108 DP16KD blocks, 11-16 ns of routing). Returns
+        (stages the placer may put anywhere between the host's port and the banks; the last one
+        copied per few banks), then again per bank (``rtl.replica``), so that no register feeds
+        every memory (a 12x12 ``gemm_os``: one data register fed 108 DP16KD blocks, 11-16 ns
+        of routing). Returns
         ``(written, written_slot)``: the last beat of the problem loaded into ``written_slot``
         is in its memory."""
         f, bits = self._f, self.tensor.dtype.bits
@@ -181,16 +183,21 @@ class InputBuffer(wiring.Component):
         w_slot = Signal.like(wr_slot.value, name="w_slot")
         m.d.sync += [w_last.eq(landed & walk.last), w_slot.eq(wr_slot.value),
                      w_addr.eq(ld_addr), w_data.eq(land)]
-        # The stages with no enable, then the copies: the last beat is written when its copy is.
-        addr_data = later(m, Cat(w_addr, w_data), INPUT_MID_STAGES, "w_mid")
-        written = later(m, w_last, INPUT_MID_STAGES + 1, "written")
-        written_slot = later(m, w_slot, INPUT_MID_STAGES + 1, "written_slot")
+        # The stages with no enable, the last one copied per few neighbouring banks
+        # (``write_copies``), then the copies per bank: the last beat is written when its
+        # copy is.
         # One bank needs no copies (and no primitive flip-flops). A memory of DP16KD blocks
         # makes its own, one beside each block (``block_ram``: its write port is ahead).
         target = self._target if len(mems) > 1 else "generic"
-        copy = [addr_data if isinstance(mem, DP16KDMemory) else
-                copies(m, addr_data, 1, f"w_bank{b}", target, reset=False)[0]
-                for b, mem in enumerate(mems)]
+        mid = later(m, Cat(w_addr, w_data), INPUT_MID_STAGES - 1, "w_mid")
+        fan = copies(m, mid, write_copies(len(mems)), "w_fan", target, reset=False)
+        written = later(m, w_last, INPUT_MID_STAGES + 1, "written")
+        written_slot = later(m, w_slot, INPUT_MID_STAGES + 1, "written_slot")
+        copy = []
+        for b, mem in enumerate(mems):
+            addr_data = fan[b // BANKS_PER_WRITE_COPY]
+            copy.append(addr_data if isinstance(mem, DP16KDMemory) else
+                        copies(m, addr_data, 1, f"w_bank{b}", target, reset=False)[0])
         # Lane group q's beat writes a word of the bank it falls in, one of ``walk.banks(q)``
         # (only those get a write port from it); the bank's write enable is a register,
         # ``landed & (bank == b)`` computed a cycle ahead, then delayed beside the bank's copy.

@@ -6,10 +6,11 @@ next problem computes.
 Every chain register's enable and select come straight from flip-flops: the chain decides
 ``lead`` cycles ahead whether it loads and shifts, from ``ready_ahead``, the value the host's
 ``ready`` takes ``lead`` cycles later (``rtl.top`` drains the chain through ``skid.Skid``,
-which announces it), and, with ``lead > 1``, from ``commit_ahead``, the commit ``lead - 1``
-cycles later (``rtl.top`` has it when a single group never stalls: ``controller.FINISH_AHEAD``).
-An 8x8 ``gemm_os`` has 1,408 chain registers; with ``take = valid & ready`` in front of their
-enable, that net was the critical path. The load and shift registers are copied
+which announces it a cycle earlier, into a register), and, with ``lead > 1``, from
+``commit_ahead``, the commit ``lead - 1`` cycles later (``rtl.top`` has it when a single
+group never stalls: ``controller.FINISH_AHEAD``). An 8x8 ``gemm_os`` has 1,408 chain
+registers; with ``take = valid & ready`` in front of their enable, that net was the critical
+path. The load and shift registers are copied
 (``rtl.replica``), one copy per row of the tensor and ``LOADS_PER_COPY`` chain bits
 (``schedule.host_timing.copy_groups``): a 12x12 ``gemm_os``'s single load register drove
 4,608 chain bits, 13.6 ns of routing across the die. With ``lead = 1``

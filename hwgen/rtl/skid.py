@@ -1,8 +1,8 @@
 """A stream buffer at every host output port whose payload registers meet no handshake.
 
 Every host output port passes one (``rtl.top``; input ports meet ``rtl.input_buffer``'s
-counters). Its entries (``lead + 1``, rounded up to a power of two) are written in turn and
-read in turn through a multiplexer after them, so:
+counters). Its entries (``lead + 1``) are written in turn and read in turn through a
+multiplexer after them, so:
 
 - a payload register's enable is a flip-flop ("this entry is written in this cycle",
   decided a cycle ahead), one copy per ``BITS_PER_ENABLE`` payload bits, whatever the host
@@ -16,7 +16,9 @@ read in turn through a multiplexer after them, so:
   ``lead`` cycles ahead whether it sends (``output_chain.OutputChain``: its shift enable, one
   flip-flop per group of chain registers across the die). With ``lead = 1`` this is 'not
   full'; without a register there, the host's ``ready`` fed the enable of every register of an
-  output chain (8x8: 1,408 loads after two LUTs).
+  output chain (8x8: 1,408 loads after two LUTs). ``rtl.top`` announces a cycle further ahead
+  than a chain decides and registers the announcement, so that the host's ``ready`` reaches
+  no decision of the chain within a cycle.
 
 Full throughput, one cycle of latency (``schedule.host_timing`` counts it in
 ``DRAIN_LATENCY``).
@@ -24,8 +26,8 @@ Full throughput, one cycle of latency (``schedule.host_timing`` counts it in
 from amaranth.hdl import Array, Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
-from amaranth.utils import ceil_log2
 
+from ..schedule.host_timing import skid_entries
 from .arith import named, table
 from .replica import copies
 
@@ -66,8 +68,7 @@ class Skid(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        # At least lead + 1 entries, a power of two: every value of the pointers is an entry.
-        n = 1 << ceil_log2(self.lead + 1)
+        n = skid_entries(self.lead)
         entries = [Signal.like(self.i.payload, name=f"entry{x}", reset_less=True)
                    for x in range(n)]
         # The beats held: none unless ``o.valid``, else ``filled + 1``; every value is a count.
@@ -76,7 +77,8 @@ class Skid(wiring.Component):
         # (derived from ``read`` and the count, they were 8x8 gemm_os's critical path, 7.3 ns).
         read, write, filled = Signal(range(n)), Signal(range(n)), Signal(range(n))
         count = Mux(self.o.valid, filled + 1, 0)
-        self.consistent = write == (read + count)[:len(read)]   # in every reachable state
+        after = read + count                                     # never beyond 2n - 1
+        self.consistent = write == Mux(after >= n, after - n, after)   # in every reachable state
         # ``refused[k]``: ``i.ready`` is low ``k`` cycles from now (0 .. lead - 1), already
         # announced; every cycle it is high may bring a beat (counted whether or not it does,
         # so that the producer's ``valid`` does not reach ``i_ready_ahead``). ``promised``: the
@@ -137,9 +139,10 @@ class Skid(wiring.Component):
             filled.eq(table(lambda *a: count_after(*a) - 1, *flags, width=len(filled))),
             self.o.valid.eq(table(lambda *a: count_after(*a) != 0, *flags, width=1)),
             promised.eq(promised_next), full.eq(promised_next == n),
-            read.eq(table(lambda r, v, t: r + (v & t), read, self.o.valid, self.o.ready,
+            read.eq(table(lambda r, v, t: (r + (v & t)) % n, read, self.o.valid, self.o.ready,
                           width=len(read))),
-            write.eq(table(_write_after, write, self.i.valid, refused, width=len(write)))]
+            write.eq(table(lambda *a: _write_after(*a) % n, write, self.i.valid, refused,
+                           width=len(write)))]
 
 
 def _write_after(write, valid, refused):

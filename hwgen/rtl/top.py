@@ -100,20 +100,25 @@ class Top(wiring.Component):
         for t in graph.outputs:
             args = (t, plan.bankings[t.name], [p.bank for _, p in writers[t.name]],
                     plan.lanes[t.name], plan.slots)
-            lead = 1
             if chained(plan.bankings[t.name]):
                 buf = OutputChain(*args, target=self.target, lead=chain_lead(plan))
-                lead = buf.lead
             else:
                 buf = OutputBanks(*args, shared_rows=t.name in plan.shared_rows)
             m.submodules[f"out_{t.name}"] = buf
+            lead = buf.lead + 1 if isinstance(buf, OutputChain) else 1
             skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape(), lead,
                                                           self.target)
             self.skids[t.name] = skid
             connect(m, buf.host, skid.i)
             connect(m, skid.o, wiring.flipped(getattr(self, t.name)))
             if isinstance(buf, OutputChain):
-                m.d.comb += buf.ready_ahead.eq(skid.i_ready_ahead)
+                # A cycle further ahead, then a register: the chain's decision begins at a
+                # flip-flop, not at the host's ``ready`` (12x12 gemm_os: the skid's
+                # ``o.valid`` -> 3 LUTs -> the shift decision, 4.45 ns). A cleared skid
+                # promises room, so the register starts high.
+                ready_ahead = Signal(init=1, name=f"{t.name}_ready_ahead")
+                m.d.sync += ready_ahead.eq(skid.i_ready_ahead)
+                m.d.comb += buf.ready_ahead.eq(ready_ahead)
             for k, (grp, port) in enumerate(writers[t.name]):
                 connect(m, getattr(grp, port.name), buf.write_port(k))
             outs.append(buf)

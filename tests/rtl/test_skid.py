@@ -46,13 +46,13 @@ def _run(pattern_in, pattern_out, n=300, lead=1):
     return cycles[0]
 
 
-@pytest.mark.parametrize("lead", [1, 2, 3])
+@pytest.mark.parametrize("lead", [1, 2, 3, 4])
 def test_random_valid_and_ready_keep_every_beat_in_order(lead):
     rng = random.Random(7)
     _run(lambda i: rng.random() < 0.7, lambda i: rng.random() < 0.5, lead=lead)
 
 
-@pytest.mark.parametrize("lead", [1, 2, 3])
+@pytest.mark.parametrize("lead", [1, 2, 3, 4])
 def test_full_throughput_with_one_cycle_of_latency(lead):
     assert _run(lambda i: True, lambda i: True, n=100, lead=lead) == 101
 

@@ -95,3 +95,14 @@ def test_top_takes_a_plan_and_says_so():
     graph = load_design(example("gemm_os"), {"M": 2, "N": 2, "K": 2})
     with pytest.raises(TypeError, match=r"Top takes a hwgen.schedule.plan\(graph\), not "):
         Top(graph)
+
+
+def test_an_output_chain_decides_from_a_register_its_skid_announces():
+    """The skid before a chain announces its ready a cycle further ahead than the chain
+    decides: the chain registers that announcement, so the host's ready never reaches its
+    decision in the same cycle (and the stalls above still lose nothing)."""
+    from amaranth.hdl import Fragment
+    from hwgen.rtl.output_chain import chain_lead
+    top = Top(plan(load_design(example("gemm_os"), {"M": 3, "N": 5, "K": 7})))
+    Fragment.get(top, None)
+    assert chain_lead(top.plan) == 3 and top.skids["C"].lead == 4
