@@ -208,7 +208,10 @@ class InputBuffer(wiring.Component):
                 ahead = isinstance(mem, DP16KDMemory)
                 w_en = Signal(name=f"w_en{q}_{b}")
                 m.d.sync += w_en.eq(landed & (bank == b) if len(reached) > 1 else landed)
-                en = later(m, w_en, INPUT_MID_STAGES + 1 - ahead, f"w_en{q}_{b}_d")
+                # The last stage a kept copy per bank: Yosys merges equal delay lines, and one
+                # register then drove every bank's enables (12x12 gemm_os: B, 4.4 ns).
+                en = later(m, w_en, INPUT_MID_STAGES - ahead, f"w_en{q}_{b}_d")
+                en = copies(m, en, 1, f"w_en{q}_{b}_k", target)[0]
                 addr, data = copy[b][:len(w_addr)], copy[b][len(w_addr):]
                 wp = mem.write_port()
                 m.d.comb += [wp.addr.eq(addr), wp.data.eq(data[q * f * bits:(q + 1) * f * bits]),
