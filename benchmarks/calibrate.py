@@ -87,7 +87,7 @@ POINTS = [
 FEATURES = {
     "LUT": ["base", "pe", "acc_bit", "add_bit", "lutram", "mux_bit", "chain_bit", "addr_bit",
             "lane_bit", "ctrl_bit", "bram", "bram_emu", "const_mul"],
-    "FF": ["base", "acc_bit", "link_bit", "pipe_bit", "delay_bit", "ctrl_bit", "buf_bit",
+    "FF": ["base", "pe", "lutram", "acc_bit", "link_bit", "pipe_bit", "delay_bit", "ctrl_bit", "buf_bit",
            "bram_emu"],
 }
 

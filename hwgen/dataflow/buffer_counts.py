@@ -9,8 +9,8 @@ from ..ir.types import Sharded
 from ..schedule import READ_LATENCY
 from ..schedule.host_timing import (INPUT_MID_STAGES, chained, copy_groups, lane_split, range_bits,
                                     skid_entries, slot_bits, write_copies)
-from ..schedule.memories import (NARROW_ELEMENTS, PDPW16KD_SHAPE, dp16kd_columns, dp16kd_shape,
-                                 input_memory, memory_kind)
+from ..schedule.memories import (NARROW_ELEMENTS, PDPW16KD_SHAPE, buffer_memory, dp16kd_columns,
+                                 dp16kd_shape, memory_kind, narrow_read)
 from ..schedule.shared_rows import output_memories
 
 
@@ -68,7 +68,7 @@ def _input_banks(n, shape, t, bank):
     beat = range_bits(entries) + shape.lanes[t.name] * w
     n["buf_bit"] += bank.banks * (beat + g)
     n["delay_bit"] += (write_copies(bank.banks) - 1) * beat
-    kind_of = functools.partial(input_memory, element=w)
+    kind_of = functools.partial(buffer_memory, element=w)
     for reads, ahead in per_bank.values():
         in_block = memory(n, entries, f * w, reads, 1, kind_of) == "dp16kd"
         if merged:
@@ -76,7 +76,7 @@ def _input_banks(n, shape, t, bank):
         n["buf_bit"] += sum(read_registers(entries, f, w, in_block, k < ahead)
                             for k in range(reads))
         # The and-or narrowing a word to its element, over the blocks where each read one.
-        narrow = in_block and dp16kd_shape(entries, f * w, w)[0] == PDPW16KD_SHAPE[0]
+        narrow = in_block and narrow_read(dp16kd_shape(entries, f * w, w)[0], f * w, w)
         picked = dp16kd_columns(PDPW16KD_SHAPE[0], f * w, w) if narrow else f
         n["mux_bit"] += reads * picked * w if f > 1 else 0
 
@@ -91,7 +91,7 @@ def read_registers(entries, f, w, in_block, ahead):
         return (READ_LATENCY - 1) * w + (1 + ahead) * sub + ahead * addr
     bits, depth = dp16kd_shape(entries, f * w, w)
     rows, columns = -(-entries // depth), dp16kd_columns(bits, f * w, w)
-    narrow = bits == PDPW16KD_SHAPE[0]          # each block reads one element: a hit per block
+    narrow = narrow_read(bits, f * w, w)        # each block reads one element: a hit per block
     regs = (2 + ahead) * range_bits(rows)
     if ahead:
         element = range_bits(NARROW_ELEMENTS) if narrow else 0
@@ -109,7 +109,7 @@ def _output_banks(n, shape, t, bank):
     written through an or of its writers' address and data."""
     memories, row, entries = output_memories(bank, shape.slots, shape.shared_rows)
     w = t.dtype.bits
-    memory(n, entries, w, 1, memories)
+    memory(n, entries, w, 1, memories, functools.partial(buffer_memory, output=True))
     n["buf_bit"] += range_bits(memories) + 3
     if memories > 1:
         n["mux_bit"] += memories * w

@@ -21,7 +21,7 @@ from ..ir.graph import ArrayRead, stmt_exprs
 from ..ir.layout import banking, memory_arrays
 from ..schedule import plan
 from ..schedule.host_timing import chained, lane_split, slot_bits
-from ..schedule.memories import block_rams, input_memory, memory_kind
+from ..schedule.memories import block_rams, buffer_memory, memory_kind
 from ..schedule.plan import tensor_grids
 from ..schedule.shared_rows import output_memories
 
@@ -94,27 +94,29 @@ def shards(graph):
 def buffer_need(shapes, split, inputs=()):
     """Block RAMs of the buffers of tensors ``shapes`` (name -> (shape, bits)), each split
     into banks as ``split`` (name -> shards per dimension) says: one memory per bank, of
-    ``SLOTS`` problems each padded to a power of two (as ``rtl`` builds them), the banks of
-    ``inputs`` (names) where ``input_memory`` puts them, the others' rows of banks each in
+    ``SLOTS`` problems each padded to a power of two (as ``rtl`` builds them) where
+    ``buffer_memory`` puts it, the rows of banks of tensors not in ``inputs`` (names) each in
     one memory or not (``schedule.shared_rows``), whichever takes fewer. A lower bound of
     ``block_rams_of`` (which knows the lanes, read ports and shared rows), before anything is
     built."""
     def blocks(t, shards, depth, bits):
         if t in inputs:
-            return math.prod(shards) * _input_blocks(SLOTS * depth, bits, 1)
+            return math.prod(shards) * _buffer_blocks(SLOTS * depth, bits, 1)
         row = shards[-1] if shards else 1
-        return min(math.prod(shards) * block_rams(SLOTS * depth, bits),
-                   math.prod(shards) // row * block_rams(SLOTS * _pow2(row) * depth, bits))
+        return min(math.prod(shards) * _buffer_blocks(SLOTS * depth, bits, 1, output=True),
+                   math.prod(shards) // row * _buffer_blocks(SLOTS * _pow2(row) * depth, bits, 1,
+                                                             output=True))
     return sum(blocks(t, split[t], _pow2(math.prod(-(-n // k) for n, k in zip(shape, split[t]))),
                       bits) for t, (shape, bits) in shapes.items())
 
 
 def block_rams_of(graph):
     """Block RAMs the hardware of ``graph`` takes on ECP5, as ``rtl`` builds it: per input
-    bank one memory of its lanes' word, a DP16KD copy per read port where ``input_memory``
-    says (``rtl.input_buffer``); per output bank one memory unless the output is a register
-    chain (``rtl.output_banks``); each FIFO the schedule makes (a folded array's streams back
-    from its last row and column hold a whole turn)."""
+    bank one memory of its lanes' word, a DP16KD copy per read port where ``buffer_memory``
+    says (``rtl.input_buffer``); per output bank or row of banks one memory, in blocks where
+    ``buffer_memory`` says, unless the output is a register chain (``rtl.output_banks``);
+    each FIFO the schedule makes (a folded array's streams back from its last row and column
+    hold a whole turn)."""
     p = plan(graph)
     reads = Counter((port.tensor, port.bank) for g in p.schedule.groups
                     for port in p.ports[g.name].reads)
@@ -125,13 +127,13 @@ def block_rams_of(graph):
         f, _ = lane_split(bank, t.shape, p.lanes[t.name])
         entries = (1 << slot_bits(p.slots)) * _pow2(bank.depth // f)
         bits = t.dtype.bits
-        total += sum(_input_blocks(entries, f * bits, reads[(t.name, b)], bits)
+        total += sum(_buffer_blocks(entries, f * bits, reads[(t.name, b)], bits)
                      for b in range(bank.banks))
     for t in p.graph.outputs:
         bank = p.bankings[t.name]
         if not chained(bank):
             memories, _, entries = output_memories(bank, p.slots, t.name in p.shared_rows)
-            total += memories * block_rams(entries, t.dtype.bits)
+            total += memories * _buffer_blocks(entries, t.dtype.bits, 1, output=True)
     return total + sum(_local_blocks(inst) for inst in graph.instances.values())
 
 
@@ -163,11 +165,11 @@ def blocks_within(graph, brams):
     return blocks
 
 
-def _input_blocks(entries, width, reads, element=None):
-    """DP16KD blocks of an input bank's memory of ``element``-bit elements
-    (``rtl.input_buffer``: where ``input_memory`` puts it in block RAM, a copy per read
-    port)."""
-    kind, cells, _ = input_memory(entries, width, reads, element)
+def _buffer_blocks(entries, width, reads, element=None, output=False):
+    """DP16KD blocks of a buffer's memory (an ``output``'s, or an input's) of ``element``-bit
+    elements (``rtl.input_buffer``, ``rtl.output_banks``: where ``buffer_memory`` puts it in
+    block RAM, a copy per read port)."""
+    kind, cells, _ = buffer_memory(entries, width, reads, element, output)
     return cells if kind == "dp16kd" else 0
 
 

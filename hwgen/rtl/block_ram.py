@@ -6,28 +6,30 @@ Yosys 0.70 maps memories to ECP5 ``DP16KD`` blocks with ``REGMODE = "NOREG"`` on
 starts with the block's 5.83 ns clock-to-output (nextpnr 0.11, ECP5-85k speed 6): the longest
 path of an 8×8 ``gemm_os``. With ``REGMODE_B = "OUTREG"`` the same register is the block's own
 and the read leaves it after 0.96 ns. ``DP16KDMemory`` builds such a memory from explicit
-blocks, on an input buffer's memories that Yosys would put in block RAM, or in LUT-RAM at a
-cost of several cells per block (``schedule.memories.input_memory``): port A writes, port B
+blocks, on the buffer memories that Yosys would put in block RAM, or in LUT-RAM at a cost of
+several cells per block (``schedule.memories.buffer_memory``): port A writes, port B
 reads, ``CEB``/``OCEB`` the read enable. A word of several elements keeps each element whole in
 its blocks (``schedule.memories.dp16kd_columns``), so that a read that picks one element picks
 it from one group of blocks. A word of elements of at most 9 bits is written 36 bits wide
 (pseudo-dual-port mode, four elements per block) and read 9 bits wide, each block returning the
 element asked for (``narrow``): a 12x12 ``gemm_os``'s A buffer takes 48 blocks rather than 96,
 so its banks sit close to the array's first column (ECP5-85k, multipliers pinned, seeds
-1/2/3: 224.6 / 174.0 / 208.1 MHz, against 181.2 / 165.7 / 183.4 reading whole words). The
-write, and the address of a read port that comes a cycle early, are registered in a copy
-beside each block (a 12x12 ``gemm_os``: one register drove the
-eight blocks of a bank, 6.2 to 6.5 ns of routing to the farthest). ``models/DP16KD.v``
-simulates the block; ``tests/rtl/test_block_ram.py`` holds it equal to the two-register read
-of ``amaranth.lib.memory`` behind a write register (and an address register where the read
-port has one).
+1/2/3: 224.6 / 174.0 / 208.1 MHz, against 181.2 / 165.7 / 183.4 reading whole words). An
+input's write, and the address of a read port that comes a cycle early, are registered in a
+copy beside each block (a 12x12 ``gemm_os``: one register drove the eight blocks of a bank,
+6.2 to 6.5 ns of routing to the farthest); an output bank's write (``write_ahead=False``)
+takes effect as ``amaranth.lib.memory``'s does, its drain reading a problem the cycle after
+its last write. ``models/DP16KD.v`` simulates the block; ``tests/rtl/test_block_ram.py``
+holds it equal to the two-register read of ``amaranth.lib.memory`` (behind a write register
+where the write comes ahead, and an address register where the read port has one).
 """
 from types import SimpleNamespace
 
 from amaranth.hdl import Cat, ClockSignal, Const, Elaboratable, Instance, Module, Mux, Shape, Signal
 from amaranth.utils import ceil_log2
 
-from ..schedule.memories import NARROW_ELEMENTS, PDPW16KD_SHAPE, dp16kd_shape, input_memory
+from ..schedule.memories import (NARROW_ELEMENTS, PDPW16KD_SHAPE, buffer_memory, dp16kd_shape,
+                                 narrow_read)
 from .arith import mux_tree
 from .replica import copies, kept
 
@@ -37,19 +39,21 @@ ADDR_BITS = 14
 _SHIFT = {1: 0, 2: 1, 4: 2, 9: 3, 18: 4}
 
 
-def uses_dp16kd(entries, width, reads, target, element=None):
-    """Whether an input buffer's memory of ``element``-bit elements is built from explicit
-    DP16KD blocks on ``target`` (``schedule.memories.input_memory``)."""
-    return target == "ecp5" and input_memory(entries, width, reads, element)[0] == "dp16kd"
+def uses_dp16kd(entries, width, reads, target, element=None, output=False):
+    """Whether a buffer's memory (an ``output``'s, or an input's) of ``element``-bit elements
+    is built from explicit DP16KD blocks on ``target`` (``schedule.memories.buffer_memory``)."""
+    return (target == "ecp5" and
+            buffer_memory(entries, width, reads, element, output)[0] == "dp16kd")
 
 
 class DP16KDMemory(Elaboratable):
     """``depth`` words of ``shape`` in DP16KD blocks, each word ``element``-bit elements side
     by side (default: one), each element whole in its blocks: write ports as
-    ``amaranth.lib.memory``'s, taking effect a cycle later (merged into port A: at most one may
-    be enabled in a cycle), read ports whose ``data`` follows two enabled cycles after ``addr``
-    (read register, output register; three for a port ``ahead``: an address register first). Each read port reads its
-    own copy of the blocks, all written alike (as Yosys copies a memory per read).
+    ``amaranth.lib.memory``'s (merged into port A: at most one may be enabled in a cycle),
+    taking effect a cycle later where ``write_ahead``, read ports whose ``data`` follows two
+    enabled cycles after ``addr`` (read register, output register; three for a port ``ahead``:
+    an address register first). Each read port reads its own copy of the blocks, all written
+    alike (as Yosys copies a memory per read).
 
     Attributes
     ----------
@@ -57,13 +61,13 @@ class DP16KDMemory(Elaboratable):
         The elements of a word in groups, each group in blocks of its own.
     """
 
-    def __init__(self, shape, depth, element=None):
-        self.shape, self.depth = Shape.cast(shape), depth
+    def __init__(self, shape, depth, element=None, write_ahead=True):
+        self.shape, self.depth, self.write_ahead = Shape.cast(shape), depth, write_ahead
         self.element = element or self.shape.width
         self._writes, self._reads = [], []
         self.bits, self.rows_depth = dp16kd_shape(depth, self.shape.width, self.element)
         # Written 36 bits wide, read an element at a time (``schedule.memories``).
-        self.narrow = self.bits == PDPW16KD_SHAPE[0]
+        self.narrow = narrow_read(self.bits, self.shape.width, self.element)
 
     @property
     def columns(self):
@@ -81,8 +85,8 @@ class DP16KDMemory(Elaboratable):
         return [(c.start * element, c.stop * element) for c in self.columns]
 
     def write_port(self):
-        """A write port; its ``addr``, ``data`` and ``en`` come a cycle early: the memory
-        registers them (with no enable) in a copy beside each block."""
+        """A write port; where ``write_ahead``, its ``addr``, ``data`` and ``en`` come a cycle
+        early: the memory registers them (with no enable) in a copy beside each block."""
         port = SimpleNamespace(addr=Signal(range(self.depth)), data=Signal(self.shape),
                                en=Signal())
         self._writes.append(port)
@@ -135,13 +139,14 @@ class DP16KDMemory(Elaboratable):
                     copy = Signal(len(raddr), reset_less=True, name=f"raddr{r}_{c}{tag}")
                     kept(m, copy, raddr, rd.en, "ecp5")
                     raddr = copy
-                # This block's copy of the write (its enable 0 in reset).
-                w_en = copies(m, row_we, 1, f"we{r}_{c}{tag}", "ecp5")[0]
-                w = copies(m, Cat(wa[:low], self._slots(wd[lo:hi])), 1, f"w{r}_{c}{tag}",
-                           "ecp5", reset=False)[0]
+                w_en, w = row_we, Cat(wa[:low], self._slots(wd[lo:hi]))
+                if self.write_ahead:        # this block's copy of the write (enable 0 in reset)
+                    w_en = copies(m, w_en, 1, f"we{r}_{c}{tag}", "ecp5")[0]
+                    w = copies(m, w, 1, f"w{r}_{c}{tag}", "ecp5", reset=False)[0]
                 q = Signal(self.element if self.narrow else hi - lo, name=f"q{r}_{c}{tag}")
                 m.submodules[f"ram{r}_{c}{tag}"] = self._block(
-                    bits, w[:len(wa[:low])], w[len(wa[:low]):], w_en, raddr, rd.en, q)
+                    bits, self.narrow, w[:len(wa[:low])], w[len(wa[:low]):], w_en, raddr, rd.en,
+                    q)
                 if self.narrow:
                     m.d.comb += out.word_select(c, self.element).eq(q)
                 else:
@@ -166,13 +171,14 @@ class DP16KDMemory(Elaboratable):
                    for e in range(n))
 
     @staticmethod
-    def _block(bits, waddr, wdata, we, raddr, ren, rdata):
+    def _block(bits, narrow, waddr, wdata, we, raddr, ren, rdata):
         """One DP16KD: port A writes ``wdata`` at ``waddr``, port B reads ``raddr`` through its
         read and output registers into ``rdata``. At 36 bits (pseudo-dual-port mode, as Yosys
         maps a ``PDPW16KD``): port A writes 36 bits (``DIA`` the low half, ``DIB`` the high
-        one, its address bits 0 to 3 the byte enables), port B reads 9, element ``e`` of word
-        ``w`` at ``4 * w + e`` (``lattice/brams_map_16kd.v``)."""
-        narrow = bits == PDPW16KD_SHAPE[0]
+        one, its address bits 0 to 3 the byte enables); port B reads 36 (``DOA`` the low half,
+        ``DOB`` the high one), or, ``narrow``, 9: element ``e`` of word ``w`` at ``4 * w + e``
+        (``lattice/brams_map_16kd.v``)."""
+        pdp = bits == PDPW16KD_SHAPE[0]
         ports = {}
         for letter, addr, width in (("A", waddr, bits), ("B", raddr, 9 if narrow else bits)):
             # An 18- or 36-bit port's low address bits are its byte enables: all on.
@@ -181,20 +187,25 @@ class DP16KDMemory(Elaboratable):
                     Const(0, ADDR_BITS))[:ADDR_BITS]
             ports.update({f"i_AD{letter}{k}": a[k] for k in range(ADDR_BITS)})
         d = Cat(wdata, Const(0, 36))[:36]
-        q = Signal(18)
+        q = Signal(36)
         ports.update({f"i_DIA{k}": d[k] for k in range(18)})
-        ports.update({f"i_DIB{k}": d[18 + k] if narrow else Const(0) for k in range(18)})
-        ports.update({f"o_DOB{k}": q[k] for k in range(18)})
+        ports.update({f"i_DIB{k}": d[18 + k] if pdp else Const(0) for k in range(18)})
+        if pdp and not narrow:
+            ports.update({f"o_DOA{k}": q[k] for k in range(18)})
+            ports.update({f"o_DOB{k}": q[18 + k] for k in range(18)})
+        else:
+            ports.update({f"o_DOB{k}": q[k] for k in range(18)})
         ports.update({f"i_CS{p}{k}": Const(0) for p in "AB" for k in range(3)})
         # Pseudo-dual-port mode writes on CEA (a PDPW16KD's CEW); its output registers are
-        # both ports' (a PDPW16KD's one REGMODE).
+        # both ports' (a PDPW16KD's one REGMODE), enabled with the read.
         block = Instance(
             "DP16KD",
             p_DATA_WIDTH_A=bits, p_DATA_WIDTH_B=9 if narrow else bits,
-            p_REGMODE_A="OUTREG" if narrow else "NOREG", p_REGMODE_B="OUTREG",
+            p_REGMODE_A="OUTREG" if pdp else "NOREG", p_REGMODE_B="OUTREG",
             p_WRITEMODE_A="NORMAL", p_WRITEMODE_B="NORMAL", p_RESETMODE="SYNC",
             p_CSDECODE_A="0b000", p_CSDECODE_B="0b000", p_GSR="DISABLED",
-            i_CLKA=ClockSignal(), i_CEA=we if narrow else Const(1), i_OCEA=Const(1), i_WEA=we,
+            i_CLKA=ClockSignal(), i_CEA=we if pdp else Const(1), i_OCEA=ren if pdp else Const(1),
+            i_WEA=we,
             i_RSTA=Const(0),
             i_CLKB=ClockSignal(), i_CEB=ren, i_OCEB=ren, i_WEB=Const(0), i_RSTB=Const(0),
             **ports)

@@ -45,7 +45,7 @@ class InputBuffer(wiring.Component):
     slots : int
         Problems the banks hold at once (2: double buffering).
     target : str
-        ``rtl.target.TARGETS``: on ``"ecp5"`` the banks ``schedule.memories.input_memory``
+        ``rtl.target.TARGETS``: on ``"ecp5"`` the banks ``schedule.memories.buffer_memory``
         puts in block RAM are ``rtl.block_ram.DP16KDMemory`` blocks whose output register is
         the read's data register.
     ahead : list of bool

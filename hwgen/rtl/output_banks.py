@@ -4,10 +4,13 @@ of banks (along the innermost shard dimension) shares one memory and one write p
 schedule never writes two of them in one cycle (``schedule.shared_rows``).
 
 A read takes two cycles before the mux (``schedule.host_timing.BANK_DRAIN_LATENCY``): the
-memory's read, then a data register beside each memory, so that the block RAM's slow
-clock-to-output (5.83 ns on ECP5, Yosys maps these memories without the block's own output
-register) ends at a flip-flop next to it rather than crossing the mux tree to the host port
-(the longest path of a folded 12 x 12 array, 69.5 MHz)."""
+memory's read, then a data register beside each memory, so that a block RAM's slow
+clock-to-output ends at a flip-flop next to it rather than crossing the mux tree to the host
+port (the longest path of a folded 12 x 12 array, 69.5 MHz). On ECP5 a memory Yosys would put
+in block RAM is built from DP16KD blocks whose output register is that data register
+(``rtl.block_ram``): Yosys leaves it unused, and a 32-bit bank became a PDPW16KD whose
+read-before-write it emulated, a bypass LUT after the block's 5.83 ns clock-to-output
+(conv2d_systolic's longest path, 7.75 ns)."""
 from functools import reduce
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
@@ -16,6 +19,7 @@ from amaranth.utils import ceil_log2
 
 from ..schedule.shared_rows import output_memories
 from .arith import mux_tree
+from .block_ram import DP16KDMemory, uses_dp16kd
 from .output_buffer import OutputBuffer
 from .signatures import shape_of
 from .walk import BeatWalk, SlotCounter, sub_address
@@ -23,10 +27,13 @@ from .walk import BeatWalk, SlotCounter, sub_address
 
 class OutputBanks(OutputBuffer):
     """Memory banks -> host stream (see ``OutputBuffer``); with ``shared_rows``, one memory
-    per row of banks, whose writers never write in the same cycle."""
+    per row of banks, whose writers never write in the same cycle; ``target``
+    (``rtl.target.TARGETS``) decides where the memories are DP16KD blocks."""
 
-    def __init__(self, tensor, banking, writers, lanes=1, slots=2, shared_rows=False):
+    def __init__(self, tensor, banking, writers, lanes=1, slots=2, shared_rows=False,
+                 target="generic"):
         super().__init__(tensor, banking, writers, lanes, slots)
+        self._target = target
         self._memories, self._row, self._entries = output_memories(banking, slots, shared_rows)
 
     row = property(lambda self: self._row, doc="Banks per memory: bank ``b`` is in memory "
@@ -34,7 +41,6 @@ class OutputBanks(OutputBuffer):
 
     def elaborate(self, platform):
         m = Module()
-        shape = shape_of(self.tensor.dtype)
         depth = self.banking.depth
         full, issued = Signal(self.slots, name="full"), Signal(self.slots, name="issued")
         # A slot is issued (its reads started) from ``iss_slot`` and retired (its last beat
@@ -52,19 +58,9 @@ class OutputBanks(OutputBuffer):
                      advance.eq(~self.host.valid | self.host.ready),
                      issue.eq(full.bit_select(iss_slot.value, 1) &
                               ~issued.bit_select(iss_slot.value, 1) & advance)]
-        data = []
-        for r in range(self._memories):
-            mem = memory.Memory(shape=shape, init=[], depth=self._entries)
-            m.submodules[f"bank{r}"] = mem
-            self._write(m, mem, r)
-            rp = mem.read_port()
-            sub = walk.shard[-1] if row > 1 else Const(0, 0)
-            m.d.comb += [rp.addr.eq(Cat(sub_address(walk.address, 1, depth), sub, iss_slot.value)),
-                         rp.en.eq(advance)]
-            q = Signal(shape, name=f"bank{r}_q")
-            with m.If(advance):
-                m.d.sync += q.eq(rp.data)
-            data.append(q)
+        sub = walk.shard[-1] if row > 1 else Const(0, 0)
+        addr = Cat(sub_address(walk.address, 1, depth), sub, iss_slot.value)
+        data = [self._bank(m, r, addr, advance) for r in range(self._memories)]
         m.d.comb += self.host.payload.eq(mux_tree(data, bank_q))
         with m.If(advance):
             m.d.sync += [valid1.eq(issue), last1.eq(walk.last),
@@ -88,6 +84,26 @@ class OutputBanks(OutputBuffer):
         m.d.sync += [full.eq(full_next), issued.eq(issued_next),
                      space.eq(~full_next.bit_select(next_slot.following(self.start), 1))]
         return m
+
+    def _bank(self, m, r, addr, advance):
+        """Memory ``r``, read at ``addr`` when ``advance``: its data two advancing cycles later,
+        registered beside it (on ECP5 in blocks, in the block's own output register)."""
+        shape = shape_of(self.tensor.dtype)
+        if uses_dp16kd(self._entries, shape.width, 1, self._target, output=True):
+            mem = DP16KDMemory(shape, self._entries, write_ahead=False)
+        else:
+            mem = memory.Memory(shape=shape, init=[], depth=self._entries)
+        m.submodules[f"bank{r}"] = mem
+        self._write(m, mem, r)
+        rp = mem.read_port()
+        m.d.comb += [rp.addr.eq(addr), rp.en.eq(advance)]
+        q = Signal(shape, name=f"bank{r}_q")
+        if isinstance(mem, DP16KDMemory):
+            m.d.comb += q.eq(rp.data)
+        else:
+            with m.If(advance):
+                m.d.sync += q.eq(rp.data)
+        return q
 
     def _write(self, m, mem, r):
         """The write ports of memory ``r``: one per writer, or with shared rows one for the

@@ -103,7 +103,8 @@ class Top(wiring.Component):
             if chained(plan.bankings[t.name]):
                 buf = OutputChain(*args, target=self.target, lead=chain_lead(plan))
             else:
-                buf = OutputBanks(*args, shared_rows=t.name in plan.shared_rows)
+                buf = OutputBanks(*args, shared_rows=t.name in plan.shared_rows,
+                                  target=self.target)
             m.submodules[f"out_{t.name}"] = buf
             lead = buf.lead + 1 if isinstance(buf, OutputChain) else 1
             skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape(), lead,

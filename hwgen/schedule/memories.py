@@ -7,7 +7,8 @@ what the hardware (``rtl.block_ram``) builds."""
 DP16KD_SHAPES = ((1, 16384), (2, 8192), (4, 4096), (9, 2048), (18, 1024))
 PDPW16KD_SHAPE = (36, 512)
 # A block in pseudo-dual-port mode written 36 bits wide and read 9 bits wide: four elements of
-# at most 9 bits per block, a read returning one of them (``rtl.block_ram``).
+# at most 9 bits per block, a read returning one of them (``rtl.block_ram``). A word of one
+# element is read 36 bits wide.
 NARROW_ELEMENTS = 4
 
 
@@ -40,11 +41,17 @@ def dp16kd_columns(bits, width, element=None):
     than a block, in blocks of its own): a read picks an element from one block. At 36 bits,
     `NARROW_ELEMENTS` per block, each in a 9-bit slot."""
     element = element or width
-    if bits == PDPW16KD_SHAPE[0]:
+    if narrow_read(bits, width, element):
         return -(-(width // element) // NARROW_ELEMENTS)
     if element > bits:
         return (width // element) * -(-element // bits)
     return -(-(width // element) // (bits // element))
+
+
+def narrow_read(bits, width, element=None):
+    """Whether blocks ``bits`` wide holding words of ``width`` bits, ``element``-bit elements,
+    are read an element at a time (9 bits) rather than whole."""
+    return bits == PDPW16KD_SHAPE[0] and width // (element or width) > 1
 
 
 def dp16kd_shape(entries, width, element=None, narrow=True):
@@ -52,27 +59,32 @@ def dp16kd_shape(entries, width, element=None, narrow=True):
     ``element``-bit elements, `dp16kd_columns`) in the fewest blocks (ties: the fewer rows, so
     the fewer read muxes). Words of elements of at most 9 bits may be written 36 bits wide and
     read one element at a time (``PDPW16KD_SHAPE``, unless not ``narrow``): 12x12 ``gemm_os``'s
-    A banks, 16 int8 per word, take 4 blocks each rather than 8."""
+    A banks, 16 int8 per word, take 4 blocks each rather than 8. A word of one element may be
+    written and read 36 bits wide: an int32 in one block rather than two."""
     shapes = DP16KD_SHAPES
-    if narrow and element and element <= 9 and width // element > 1:
+    one = width // (element or width) == 1
+    if one or (narrow and element and element <= 9):
         shapes += (PDPW16KD_SHAPE,)
     return min(shapes, key=lambda s: (-(-entries // s[1]) * dp16kd_columns(s[0], width, element),
                                       -(-entries // s[1])))
 
 
-# An input buffer's memory goes into explicit DP16KD blocks (``rtl.block_ram``; a copy per read
-# port, as Yosys copies a memory per read) where Yosys would choose a block RAM itself (for a PDPW16KD, Yosys
-# emulates the read-before-write the buffer never needs, with registers and a bypass), and
-# also where LUT-RAM would take at least this many TRELLIS_DPR16X4 cells (six LUTs each) per
-# block: an 8x8 ``gemm_os`` kept its A operand in 256 cells, 24 of its 93 LUTs per PE, beside
-# 200 idle blocks.
+# A buffer's memory (an input's bank, an output's bank or row of banks) goes into explicit
+# DP16KD blocks (``rtl.block_ram``; a copy per read port, as Yosys copies a memory per read)
+# where Yosys would choose a block RAM itself (with the block's output register unused, and for
+# a PDPW16KD an emulated read-before-write the buffer never needs, with registers and a
+# bypass: conv2d_systolic's output banks, 5.83 ns clock-to-output, then the bypass), and an
+# input's also where LUT-RAM would take at least this many TRELLIS_DPR16X4 cells (six LUTs
+# each) per block: an 8x8 ``gemm_os`` kept its A operand in 256 cells, 24 of its 93 LUTs per
+# PE, beside 200 idle blocks. (An output's LUT-RAM stays: its blocks would shrink the tiles
+# a block budget fits, ``mapping.tiling``.)
 CELLS_PER_BLOCK = 8
 
 
-def input_memory(entries, width, reads, element=None):
-    """``memory_kind`` for an input buffer's memory on ECP5, or ``("dp16kd", blocks, rows)``
-    when ``rtl.block_ram.DP16KDMemory`` builds it (the read's registers are the block's; its
-    words are ``element``-bit elements, `dp16kd_columns`)."""
+def buffer_memory(entries, width, reads, element=None, output=False):
+    """``memory_kind`` for a buffer's memory on ECP5 (an ``output``'s, or an input's), or
+    ``("dp16kd", blocks, rows)`` when ``rtl.block_ram.DP16KDMemory`` builds it (the read's
+    registers are the block's; its words are ``element``-bit elements, `dp16kd_columns`)."""
     kind, cells, rows = memory_kind(entries, width, reads)
     if kind == "ff":
         return kind, cells, rows
@@ -83,7 +95,7 @@ def input_memory(entries, width, reads, element=None):
 
     # Block RAM or LUT-RAM is chosen on the blocks of words read whole: reading one element per
     # block (fewer blocks) changes how a memory is built, not where.
-    if kind != "lutram" or cells >= CELLS_PER_BLOCK * blocks(False)[0]:
+    if kind != "lutram" or (not output and cells >= CELLS_PER_BLOCK * blocks(False)[0]):
         return ("dp16kd", *blocks(True))
     return kind, cells, rows
 

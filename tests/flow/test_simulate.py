@@ -16,6 +16,9 @@ CASES = [
     ("verilator", example("gemm_os"), {"M": 3, "N": 5, "K": 97}, ECP5),
     ("icarus", example("gemm_os"), {"M": 3, "N": 5, "K": 97}, ECP5),
     ("icarus", example("conv2d_systolic"), {}, ECP5),
+    # Its output banks in DP16KD blocks read 36 bits wide, odd sizes.
+    ("verilator", example("conv2d_systolic"), {"F": 3, "C": 1, "H": 7, "W": 5, "KH": 2, "KW": 3},
+     ECP5),
     ("verilator", example("gemm_os"), {"M": 2, "N": 3, "K": 1}, None),
     ("verilator", example("gemm_os"), {"M": 8, "N": 8, "K": 8}, None),   # PCH-sized build
     ("icarus", example("gemm_os"), {"M": 3, "N": 2, "K": 1}, None),

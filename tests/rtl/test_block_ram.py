@@ -1,8 +1,9 @@
 # amaranth: UnusedElaboratable=no
 """Block RAM buffers: a memory of explicit DP16KD blocks (their simulation model, Icarus) reads
-exactly what ``amaranth.lib.memory`` behind a write register and a data register reads (and an
-address register for a port ``ahead``), cycle by cycle, under random writes, reads and enables, at every data width,
-with several rows of blocks and with words of several elements, each whole in its blocks."""
+exactly what ``amaranth.lib.memory`` behind a write register (where the write comes ahead) and
+a data register reads (and an address register for a port ``ahead``), cycle by cycle, under
+random writes, reads and enables, at every data width, with several rows of blocks and with
+words of several elements, each whole in its blocks."""
 import shutil
 import subprocess
 
@@ -18,13 +19,15 @@ from hwgen.rtl.target import sim_models
 
 
 class Ram(wiring.Component):
-    """One write and one read port; the write takes effect a cycle later, ``rdata`` follows two
-    enabled cycles after ``raddr`` (three ``ahead``). Where the blocks are ``narrow``, ``rdata``
-    is the element ``rsel`` of the word (a narrow read returns it from its column)."""
+    """One write and one read port; the write takes effect a cycle later where
+    ``write_ahead``, ``rdata`` follows two enabled cycles after ``raddr`` (three ``ahead``).
+    Where the blocks are ``narrow``, ``rdata`` is the element ``rsel`` of the word (a narrow
+    read returns it from its column)."""
 
-    def __init__(self, width, depth, blocks, second=False, element=None, ahead=False):
+    def __init__(self, width, depth, blocks, second=False, element=None, ahead=False,
+                 write_ahead=True):
         self.width, self.depth, self.blocks, self.second = width, depth, blocks, second
-        self.element, self.ahead = element, ahead
+        self.element, self.ahead, self.write_ahead = element, ahead, write_ahead
         self.narrow = DP16KDMemory(unsigned(width), depth, element).narrow
         elements = width // (element or width)
         super().__init__({"waddr": In(range(depth)), "wdata": In(width), "we": In(1),
@@ -34,7 +37,8 @@ class Ram(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         if self.blocks:
-            m.submodules.mem = mem = DP16KDMemory(unsigned(self.width), self.depth, self.element)
+            m.submodules.mem = mem = DP16KDMemory(unsigned(self.width), self.depth, self.element,
+                                                  self.write_ahead)
         else:
             m.submodules.mem = mem = memory.Memory(shape=unsigned(self.width), depth=self.depth,
                                                    init=[])
@@ -45,7 +49,7 @@ class Ram(wiring.Component):
         rp = mem.read_port(ahead=self.ahead) if self.blocks else mem.read_port()
         m.d.comb += rp.en.eq(self.ren)
         write = [wp.addr.eq(self.waddr), wp.data.eq(self.wdata), wp.en.eq(self.we)]
-        if self.blocks:
+        if self.blocks or not self.write_ahead:
             m.d.comb += write
         else:       # the blocks register the write, beside each block
             m.d.sync += write
@@ -110,23 +114,30 @@ endmodule
 
 
 @pytest.mark.skipif(shutil.which("iverilog") is None, reason="needs Icarus")
-@pytest.mark.parametrize("width,depth,second,element,ahead", [
+@pytest.mark.parametrize("width,depth,second,element,ahead,write_ahead", [
+    (*case, True) for case in [
     (8, 256, False, None, False), (8, 4096, False, None, False), (18, 1024, False, None, False),
     (16, 3000, False, None, False), (4, 4096, False, None, False), (2, 300, False, None, False),
-    (1, 20000, False, None, False), (27, 100, False, None, False), (8, 256, True, None, False),
+    (1, 20000, False, None, False), (8, 256, True, None, False),
     (16, 3000, True, None, False), (128, 16, False, 8, True), (24, 2048, False, 8, True),
     (64, 16, True, 32, True), (8, 3000, False, None, True),
     # Written 36 bits wide, read an element at a time: several rows, a second port, 9- and
     # 5-bit elements.
     (128, 16, False, 8, False), (64, 600, True, 8, False), (36, 700, False, 9, True),
     (20, 100, False, 5, False),
+    # A word of one element of 19 to 36 bits, written and read 36 bits wide; wider, in two.
+    (36, 1500, True, None, True), (27, 100, False, None, False), (40, 100, False, None, False),
+]] + [
+    # An output bank's memory: the write takes effect as the generic memory's does.
+    (32, 128, False, None, False, False), (16, 3000, False, None, False, False),
 ])
 def test_dp16kd_memory_equals_memory_and_register(tmp_path, width, depth, second, element,
-                                                    ahead):
+                                                    ahead, write_ahead):
     files = []
     for name, blocks in (("generic", False), ("blocks", True)):
         path = tmp_path / f"{name}.v"
-        path.write_text(verilog.convert(Ram(width, depth, blocks, second, element, ahead),
+        path.write_text(verilog.convert(Ram(width, depth, blocks, second, element, ahead,
+                                            write_ahead),
                                         name=f"{name}_ram", emit_src=False))
         files.append(str(path))
     text = (tmp_path / "blocks.v").read_text()

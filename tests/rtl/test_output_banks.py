@@ -1,6 +1,8 @@
 # amaranth: UnusedElaboratable=no
 """The output buffer in memory banks: slots, row-major drain through a mux tree. (The first
 line: a buffer its constructor rejects is never elaborated.)"""
+import re
+
 import pytest
 
 from hwgen.ir.graph import Tensor
@@ -75,3 +77,21 @@ def test_a_row_of_banks_shares_one_memory():
     got = []
     run(dut, tb)
     assert got == [100 * p + 10 * i + j for p in range(2) for i in range(4) for j in range(4)]
+
+
+def test_on_ecp5_a_bank_yosys_would_put_in_block_ram_is_read_through_the_blocks_register():
+    """Two banks of 512 int32 (two problems): each one DP16KD written and read 36 bits wide,
+    its output register the bank's data register (``tests/rtl/test_block_ram.py`` holds the
+    block's model equal to the memory; ``tests/flow/test_simulate.py`` runs conv2d_systolic's
+    banks so). Small banks stay in LUT-RAM, and other targets get Amaranth memories."""
+    from amaranth.back import verilog
+
+    def blocks(shape, target):
+        t = Tensor("C", int32[shape] @ [S(0), R])
+        text = verilog.convert(OutputBanks(t, banking(t, (2,)), writers=[0, 1], target=target),
+                               emit_src=False)
+        return re.findall(r"DATA_WIDTH_B\(32'd(\d+)\)", text), "bank0_q <=" in text
+
+    assert blocks((64, 8), "ecp5") == (["36", "36"], False)
+    assert blocks((64, 8), "generic") == ([], True)
+    assert blocks((4, 2), "ecp5") == ([], True)

@@ -5,7 +5,8 @@
 // bits 0 and 1 are its byte enables). Or, in pseudo-dual-port mode (DATA_WIDTH_A = 36, as
 // Yosys maps a PDPW16KD, lattice/brams_map_16kd.v): port A writes 36 bits on CEA ({DIB, DIA},
 // address bits 13..5, bits 3..0 the byte enables), port B reads 9 (address bits 13..3), 9-bit
-// word 4 * w + e being bits 9 * e + 8..9 * e of 36-bit word w. A read of the address port A
+// word 4 * w + e being bits 9 * e + 8..9 * e of 36-bit word w, or 36 ({DOB, DOA}, address bits
+// 13..5; REGMODE_A = "OUTREG" too, OCEA = OCEB). A read of the address port A
 // writes in the same cycle returns the old data. Yosys 0.70's model of the block has no
 // behaviour (ecp5/cells_sim.v); Icarus and Verilator read this file, Yosys skips it
 // (SYNTHESIS). Any other configuration stops the simulation rather than being modelled wrongly.
@@ -34,12 +35,12 @@ module DP16KD (
     localparam SHIFT = PDP || DATA_WIDTH_A == 9 ? 3 : DATA_WIDTH_A == 18 ? 4 :
                        DATA_WIDTH_A == 4 ? 2 : DATA_WIDTH_A == 2 ? 1 : 0;
     initial begin
-        if (PDP ? (DATA_WIDTH_B != 9 || REGMODE_A != "OUTREG")
+        if (PDP ? ((DATA_WIDTH_B != 9 && DATA_WIDTH_B != 36) || REGMODE_A != "OUTREG")
                 : (DATA_WIDTH_A != DATA_WIDTH_B || (DATA_WIDTH_A != 18 && DATA_WIDTH_A != 9
                    && DATA_WIDTH_A != 4 && DATA_WIDTH_A != 2 && DATA_WIDTH_A != 1)
                    || REGMODE_A != "NOREG")
                 || REGMODE_B != "OUTREG" || CSDECODE_A != "0b000" || CSDECODE_B != "0b000") begin
-            $display("DP16KD model: only equal data widths 1/2/4/9/18 with REGMODE_A NOREG, or widths 36/9 with REGMODE_A OUTREG; REGMODE_B OUTREG, CSDECODE 0b000");
+            $display("DP16KD model: only equal data widths 1/2/4/9/18 with REGMODE_A NOREG, or widths 36/9 or 36/36 with REGMODE_A OUTREG; REGMODE_B OUTREG, CSDECODE 0b000");
             $finish;
         end
     end
@@ -50,7 +51,8 @@ module DP16KD (
     wire [17:0] mask = PDP ? 18'h1ff : DATA_WIDTH_A == 18 ? {{9{ada[1]}}, {9{ada[0]}}}
                                           : (18'h3ffff >> (18 - DATA_WIDTH_A));
     reg  [17:0] mem [0:(16384 >> SHIFT) - 1];
-    reg  [17:0] rd = 18'd0, q = 18'd0;
+    localparam WIDE = PDP && DATA_WIDTH_B == 36;
+    reg  [35:0] rd = 36'd0, q = 36'd0;
     integer i;
     initial for (i = 0; i < (16384 >> SHIFT); i = i + 1) mem[i] = 18'd0;
     wire [35:0] di36 = {DIB17, DIB16, DIB15, DIB14, DIB13, DIB12, DIB11, DIB10, DIB9, DIB8, DIB7, DIB6, DIB5, DIB4, DIB3, DIB2, DIB1, DIB0, dia};
@@ -65,13 +67,16 @@ module DP16KD (
         end else if (CEA && WEA && !{CSA2, CSA1, CSA0}) mem[wa] <= (mem[wa] & ~mask) | (dia & mask);
     always @(posedge CLKB) begin
         if (RSTB) begin
-            rd <= 18'd0; q <= 18'd0;
+            rd <= 36'd0; q <= 36'd0;
         end else begin
-            if (CEB && !{CSB2, CSB1, CSB0}) rd <= mem[ra] & (18'h3ffff >> (18 - (PDP ? 9 : DATA_WIDTH_B)));
+            if (CEB && !{CSB2, CSB1, CSB0})
+                rd <= WIDE ? {mem[{adb[13:5], 2'd3}][8:0], mem[{adb[13:5], 2'd2}][8:0],
+                              mem[{adb[13:5], 2'd1}][8:0], mem[{adb[13:5], 2'd0}][8:0]}
+                           : mem[ra] & (18'h3ffff >> (18 - (PDP ? 9 : DATA_WIDTH_B)));
             if (OCEB) q <= rd;
         end
     end
-    assign {DOA17, DOA16, DOA15, DOA14, DOA13, DOA12, DOA11, DOA10, DOA9, DOA8, DOA7, DOA6, DOA5, DOA4, DOA3, DOA2, DOA1, DOA0} = 18'd0;
-    assign {DOB17, DOB16, DOB15, DOB14, DOB13, DOB12, DOB11, DOB10, DOB9, DOB8, DOB7, DOB6, DOB5, DOB4, DOB3, DOB2, DOB1, DOB0} = q;
+    assign {DOA17, DOA16, DOA15, DOA14, DOA13, DOA12, DOA11, DOA10, DOA9, DOA8, DOA7, DOA6, DOA5, DOA4, DOA3, DOA2, DOA1, DOA0} = WIDE ? q[17:0] : 18'd0;
+    assign {DOB17, DOB16, DOB15, DOB14, DOB13, DOB12, DOB11, DOB10, DOB9, DOB8, DOB7, DOB6, DOB5, DOB4, DOB3, DOB2, DOB1, DOB0} = WIDE ? q[35:18] : q[17:0];
 endmodule
 `endif
