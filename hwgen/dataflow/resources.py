@@ -27,10 +27,10 @@ from .generate import IN_TYPE, OUT_TYPE, layout
 # LUT and FF per structural count of ``structure`` (``base`` = 1 per design): TRELLIS_COMB
 # and TRELLIS_FF as nextpnr-ecp5 counts them on ECP5-85k, fitted to all 39 GEMM / GEMV /
 # conv2d points of `benchmarks/calibrate.py --minimax` (nextpnr seed 1; worst error minimised);
-# tests/dataflow/test_resources.py holds the model to those measurements. No point has a
-# memory whose read-before-write Yosys emulates any more (buffers are DP16KD blocks,
-# ``schedule.memories``): ``bram_emu`` (FIFOs, local arrays) keeps its earlier fit. DSP and BRAM are
+# tests/dataflow/test_resources.py holds the model to those measurements. DSP and BRAM are
 # counted, not fitted: one multiplier per PE, and block RAMs as ``schedule.memories`` maps them.
+# No point has a memory whose read-before-write Yosys emulates any more (buffers are DP16KD
+# blocks): ``bram_emu`` (FIFOs, local arrays) keeps its earlier fit.
 RESOURCE_MODEL = {
     "LUT": {"base": 163.3, "pe": 20.1, "acc_bit": 1.3, "lutram": 7.7, "mux_bit": 0.15,
             "chain_bit": 0.31, "addr_bit": 2.7, "ctrl_bit": 0.16, "bram": 3.3, "const_mul": 7.8,
