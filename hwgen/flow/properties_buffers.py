@@ -192,8 +192,13 @@ def _input_buffer(m, live, buf, inside, fault):
     # rtl.top starts a problem only when it is loaded, and consumes each started one once.
     m.d.comb += [Assume(~start | buf.loaded),
                  Assume(~consume | (c.held != c.fresh + sum(writing)))]
+    # ``ready`` falls for a cycle after the host held back a problem's last beat that would
+    # have filled the last slot (``rtl.input_buffer``); otherwise it says whether one is free.
+    held_back = Signal(name=f"{n}_held_back")
+    m.d.sync += held_back.eq(buf.host.ready & ~take & (c.beat == count - 1) &
+                             (c.held + 1 - consume == slots))
     with m.If(live):
-        m.d.comb += [Assert(buf.host.ready == (c.held < slots)),
+        m.d.comb += [Assert(buf.host.ready == ((c.held < slots) & ~held_back)),
                      Assert(buf.loaded == (c.fresh != 0))]
     track = _input_track(m, live, buf, c, (take, payload, consume))
     _input_invariants(m, live, buf, inside, c, track)

@@ -136,15 +136,20 @@ class InputBuffer(wiring.Component):
         walk = BeatWalk(m, self.banking, f, g, "ld")
         taken = BeatCount(m, walk.beats, "host")
         take, ready = Signal(), Signal(init=1)
-        landed = Signal()
         land = Signal.like(self.host.payload, reset_less=True, name="land")
         fresh_next = Signal(self.slots)
         m.d.comb += [self.host.ready.eq(ready), take.eq(self.host.valid & ready),
                      fresh_next.eq(fresh)]
-        m.d.sync += [landed.eq(take), land.eq(self.host.payload)]
+        m.d.sync += land.eq(self.host.payload)
+        # ``take`` lands twice: one copy steps the walk beside the port, the other decides
+        # the banks' write enables (as one register, drawn towards the banks, it was 4.3 ns of
+        # routing from the walk's last beat: 12x12 gemm_os, A).
+        target = self._target if len(mems) > 1 else "generic"
+        landed, landed_en = copies(m, take, 2, "landed", target)
         with m.If(take):
             taken.step()
-        written, written_slot = self._write(m, mems, walk, (landed, land), wr_slot, sub_depth)
+        written, written_slot = self._write(m, mems, walk, (landed, landed_en, land), wr_slot,
+                                            sub_depth)
         with m.If(landed):
             walk.step()
             with m.If(walk.last):
@@ -158,24 +163,27 @@ class InputBuffer(wiring.Component):
             free_slot.advance()
         # ``ready`` and ``loaded`` are registers computed from the next state, so that the
         # host and start handshakes (rtl.top) begin at flip-flops. Slots fill and empty in
-        # order, so the slot loaded next is free unless all are held.
+        # order, so the slot loaded next is free unless all are held. ``ready`` counts the
+        # last beat of a problem as taken whenever it is offered room (``ready``, not
+        # ``take``): the host's ``valid`` then meets no path back to ``ready`` (12x12
+        # gemm_os: ready -> the valid pin's LUT -> 2 LUTs -> ready, 6.2 ns). If the host
+        # holds that beat back, ``ready`` falls for one cycle it need not.
         held_next = held + (take & taken.last) - self.consume
         m.d.sync += [held.eq(held_next), fresh.eq(fresh_next),
-                     ready.eq(held_next != self.slots),
+                     ready.eq(held + (ready & taken.last) - self.consume < self.slots),
                      self.loaded.eq(fresh_next.bit_select(next_slot.following(self.start), 1))]
 
     def _write(self, m, mems, walk, beat, wr_slot, sub_depth):
-        """Write each landed beat (``beat``: its valid and payload) ``LOAD_LATENCY - 1`` cycles
-        later: its address, data and each bank's write enable are registered beside the
-        counters that walk the banks, registered ``INPUT_MID_STAGES`` times more with no enable
-        (stages the placer may put anywhere between the host's port and the banks; the last one
-        copied per few banks), then again per bank (``rtl.replica``), so that no register feeds
-        every memory (a 12x12 ``gemm_os``: one data register fed 108 DP16KD blocks, 11-16 ns
-        of routing). Returns
-        ``(written, written_slot)``: the last beat of the problem loaded into ``written_slot``
-        is in its memory."""
+        """Write each landed beat (``beat``: its valid, a copy of it for the enables, its payload)
+        ``LOAD_LATENCY - 1`` cycles later: its address, data and each bank's write enable are
+        registered beside the counters that walk the banks, registered ``INPUT_MID_STAGES`` times
+        more with no enable (stages the placer may put anywhere between the host's port and the
+        banks; the last one copied per few banks), then again per bank (``rtl.replica``), so that
+        no register feeds every memory (a 12x12 ``gemm_os``: one data register fed 108 DP16KD
+        blocks, 11-16 ns of routing). Returns ``(written, written_slot)``: the last beat of the
+        problem loaded into ``written_slot`` is in its memory."""
         f, bits = self._f, self.tensor.dtype.bits
-        landed, land = beat
+        landed, landed_en, land = beat
         ld_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
         w_addr = Signal(len(ld_addr), name="w_addr")
         w_data = Signal.like(land, reset_less=True, name="w_data")
@@ -207,7 +215,7 @@ class InputBuffer(wiring.Component):
                 mem = mems[b]
                 ahead = isinstance(mem, DP16KDMemory)
                 w_en = Signal(name=f"w_en{q}_{b}")
-                m.d.sync += w_en.eq(landed & (bank == b) if len(reached) > 1 else landed)
+                m.d.sync += w_en.eq(landed_en & (bank == b) if len(reached) > 1 else landed_en)
                 # The last stage a kept copy per bank: Yosys merges equal delay lines, and one
                 # register then drove every bank's enables (12x12 gemm_os: B, 4.4 ns).
                 en = later(m, w_en, INPUT_MID_STAGES - ahead, f"w_en{q}_{b}_d")
