@@ -256,7 +256,8 @@ def _input_invariants(m, live, buf, inside, c, t):
     shape = tuple(s * e for s, e in zip(buf.banking.shards, buf.banking.extent))
     with m.If(live):
         m.d.comb += [Assert(inside["wr_slot"] == c.wr_slot),
-                     Assert(inside["host_left"] == beats(buf.tensor, buf.lanes) - 1 - c.beat),
+                     Assert(inside["host_left"] == beats(buf.tensor, buf.lanes) - 1 - c.walked),
+                     Assert(inside["host_penult"] == (inside["host_left"] == 1)),
                      Assert(inside["next_slot"] == c.start_slot),
                      Assert(inside["free_slot"] == c.use_slot)]
         for s in range(slots):

@@ -22,7 +22,7 @@ from ..schedule.host_timing import (BANKS_PER_WRITE_COPY, INPUT_MID_STAGES, lane
                                     slot_bits, write_copies)
 from ..schedule.levels import READ_LATENCY
 from ..schedule.memories import NARROW_ELEMENTS
-from .arith import mux_tree
+from .arith import mux_tree, table
 from .block_ram import DP16KDMemory, uses_dp16kd
 from .replica import copies, later
 from .signatures import bank_port_name, bank_ports, shape_of
@@ -122,32 +122,33 @@ class InputBuffer(wiring.Component):
         """Take beats from the host, write them into the slot being loaded; count the held
         slots, track the fresh ones.
 
-        The host's handshake meets only a counter of the beats of a problem and the count of
-        held slots beside the port: a beat is taken only into a free slot, so the rest of the
-        write never waits. The beat and ``take`` land in registers with no enable and walk the
-        banks from there (``_write``): no enable or handshake reaches the far side of the die
-        in a cycle."""
+        The host's handshake meets only registers beside the port: ``take`` lands in copies
+        with no enable, one that counts the beats of a problem and the held slots, two that
+        walk the banks (``_write``). A beat is taken only into a free slot, so the write never
+        waits; no enable or handshake reaches the far side of the die in a cycle."""
         f, g = self._f, self._g
-        # held: slots holding a problem (taken, maybe started, not yet consumed);
-        # fresh: the slot holds a loaded problem that has not started.
+        # held: slots holding a problem whose last beat has landed (maybe started, not yet
+        # consumed); fresh: the slot holds a loaded problem that has not started.
         held, fresh = Signal(range(self.slots + 1)), Signal(self.slots)
         wr_slot, next_slot, free_slot = (SlotCounter(m, self.slots, n)
                                          for n in ("wr_slot", "next_slot", "free_slot"))
         walk = BeatWalk(m, self.banking, f, g, "ld")
-        taken = BeatCount(m, walk.beats, "host")
+        landed_beats = BeatCount(m, walk.beats, "host")
         take, ready = Signal(), Signal(init=1)
         land = Signal.like(self.host.payload, reset_less=True, name="land")
         fresh_next = Signal(self.slots)
         m.d.comb += [self.host.ready.eq(ready), take.eq(self.host.valid & ready),
                      fresh_next.eq(fresh)]
         m.d.sync += land.eq(self.host.payload)
-        # ``take`` lands twice: one copy steps the walk beside the port, the other decides
-        # the banks' write enables (as one register, drawn towards the banks, it was 4.3 ns of
-        # routing from the walk's last beat: 12x12 gemm_os, A).
+        # ``take`` lands three times, each copy beside its loads: one counts, one steps the
+        # walk, one decides the banks' write enables. Counting the taken beat itself made the
+        # handshake a loop through the valid pin's LUT (12x12 gemm_os, A: ready -> 1.9 ns ->
+        # take -> 2.2 ns -> held); as one register, the walk's copy was drawn towards the banks
+        # (4.3 ns of routing from the walk's last beat: 12x12 gemm_os, A).
         target = self._target if len(mems) > 1 else "generic"
-        landed, landed_en = copies(m, take, 2, "landed", target)
-        with m.If(take):
-            taken.step()
+        landed, landed_en, counted = copies(m, take, 3, "landed", target)
+        with m.If(counted):
+            landed_beats.step()
         written, written_slot = self._write(m, mems, walk, (landed, landed_en, land), wr_slot,
                                             sub_depth)
         with m.If(landed):
@@ -163,14 +164,24 @@ class InputBuffer(wiring.Component):
             free_slot.advance()
         # ``ready`` and ``loaded`` are registers computed from the next state, so that the
         # host and start handshakes (rtl.top) begin at flip-flops. Slots fill and empty in
-        # order, so the slot loaded next is free unless all are held. ``ready`` counts the
-        # last beat of a problem as taken whenever it is offered room (``ready``, not
-        # ``take``): the host's ``valid`` then meets no path back to ``ready`` (12x12
-        # gemm_os: ready -> the valid pin's LUT -> 2 LUTs -> ready, 6.2 ns). If the host
-        # holds that beat back, ``ready`` falls for one cycle it need not.
-        held_next = held + (take & taken.last) - self.consume
-        m.d.sync += [held.eq(held_next), fresh.eq(fresh_next),
-                     ready.eq(held + (ready & taken.last) - self.consume < self.slots),
+        # order, so the slot loaded next is free unless all are held: ``ready`` counts the
+        # slots held once the landed beat and the beat offered now are in (the latter whenever
+        # it is offered room, ``ready``, not ``take``: the host's ``valid`` then meets no path
+        # back to ``ready``; if the host holds a last beat back, ``ready`` falls for one cycle
+        # it need not).
+        # Both are tables of registers, not adders (as a sum, a carry chain: 12x12 gemm_os, B,
+        # 5.8 ns).
+        beats, slots = walk.beats, self.slots
+
+        def held_after(h, counted, last, penult, consume, r):
+            return h + (counted & last) - consume
+
+        def ready_after(h, counted, last, penult, consume, r):
+            offered_last = ((beats == 1) if last else penult) if counted else last
+            return held_after(h, counted, last, penult, consume, r) + (r & offered_last) < slots
+        state = (held, counted, landed_beats.last, landed_beats.penult, self.consume, ready)
+        m.d.sync += [held.eq(table(held_after, *state, width=len(held))), fresh.eq(fresh_next),
+                     ready.eq(table(ready_after, *state, width=1)),
                      self.loaded.eq(fresh_next.bit_select(next_slot.following(self.start), 1))]
 
     def _write(self, m, mems, walk, beat, wr_slot, sub_depth):

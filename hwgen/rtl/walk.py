@@ -37,18 +37,20 @@ class SlotCounter:
 
 
 class BeatCount:
-    """The beats of a problem counted down: ``last`` (this beat is the problem's last) is a
-    register."""
+    """The beats of a problem counted down: ``last`` (this beat is the problem's last) and
+    ``penult`` (the next one is) are registers."""
 
     def __init__(self, m, beats, name):
         self.m, self.beats = m, beats
         self.left = Signal(range(beats), init=beats - 1, name=f"{name}_left")
         self.last = Signal(init=beats == 1, name=f"{name}_last")
+        self.penult = Signal(init=beats == 2, name=f"{name}_penult")
 
     def step(self):
         """Count one beat at the next clock edge (inside the caller's conditions)."""
         self.m.d.sync += [self.left.eq(Mux(self.last, self.beats - 1, self.left - 1)),
-                          self.last.eq(Mux(self.last, self.beats == 1, self.left == 1))]
+                          self.last.eq(Mux(self.last, self.beats == 1, self.penult)),
+                          self.penult.eq(Mux(self.last, self.beats == 2, self.left == 2))]
 
 
 class BeatWalk:
