@@ -6,7 +6,7 @@ from amaranth.sim import Simulator
 from hwgen.ir.graph import Tensor
 from hwgen.ir.layout import banking
 from hwgen.ir.types import R, S, int8
-from hwgen.rtl.walk import BeatWalk, SlotCounter, sub_address
+from hwgen.rtl.walk import BeatCount, BeatWalk, SlotCounter, sub_address
 from hwgen.schedule.host_timing import lane_split
 
 
@@ -100,6 +100,22 @@ def test_a_one_beat_walk_is_always_at_its_last_beat():
     async def tb(ctx):
         for _ in range(3):
             assert ctx.get(walk.last) and ctx.get(walk.address) == 0
+            await ctx.tick()
+
+    _run(m, tb)
+
+
+@pytest.mark.parametrize("beats", [1, 2, 3, 5])
+def test_beat_count_flags_the_last_beat_and_the_one_before(beats):
+    m = Module()
+    count = BeatCount(m, beats, "n")
+    count.step()
+
+    async def tb(ctx):
+        for n in range(3 * beats):
+            k = n % beats
+            assert ctx.get(count.last) == (k == beats - 1)
+            assert ctx.get(count.penult) == (k == beats - 2)
             await ctx.tick()
 
     _run(m, tb)
