@@ -29,14 +29,14 @@ def count_buffers(n, shape):
             sum(map(range_bits, bank.shards)) + 2 * shape.slots + 3 * slot_bits(shape.slots)
         n["const_mul"] += sum(1 for e, st in zip(bank.extent, bank.strides())
                               if odd(st) > 1 and range_bits(e) >= 2)
-        # The registers between the host port and the banks: an input's landing register and
-        # its stages with no enable (``rtl.input_buffer``); an output's entries and flags
-        # (``rtl.skid``: before a chain, which decides three cycles ahead, it announces its
-        # ready four cycles ahead).
-        lead = 4 if chained(bank) else 1
+        # The registers between the host port and the banks: an input's two landing registers
+        # and its stages with no enable (``rtl.input_buffer``); an output's entries and flags
+        # (``rtl.skid``: before a chain, which decides four cycles ahead, it announces its
+        # ready five cycles ahead).
+        lead = 5 if chained(bank) else 1
         bits, entries = shape.lanes[t.name] * t.dtype.bits, skid_entries(lead)
         if t.direction == "in":
-            n["buf_bit"] += (1 + INPUT_MID_STAGES) * bits + 2
+            n["buf_bit"] += (2 + INPUT_MID_STAGES) * bits + 3
             _input_banks(n, shape, t, bank)
             continue
         n["buf_bit"] += entries * bits + 2
@@ -62,12 +62,13 @@ def _input_banks(n, shape, t, bank):
     # -> bank map is then fixed), each memory has G write ports that Yosys merges.
     merged = g > 1 and bank.shards[-1] > g
     n["lane_bit"] += bank.banks * (g if merged else 1)
-    # Each bank's copy of the write address and data, and of its write enables; the copies of
-    # the last stage before them beyond the one counted above (flip-flop primitives, kept as
-    # a delay line's are).
+    # Each bank's copy of the write address and data, and of its write enables; the two ranks
+    # of copies before them beyond the one stage counted above (flip-flop primitives, kept as
+    # a delay line's are; ``replica.copies_ahead``).
     beat = range_bits(entries) + shape.lanes[t.name] * w
+    fan = write_copies(bank.banks)
     n["buf_bit"] += bank.banks * (beat + g)
-    n["delay_bit"] += (write_copies(bank.banks) - 1) * beat
+    n["delay_bit"] += (fan + math.isqrt(fan - 1)) * beat - beat
     kind_of = functools.partial(buffer_memory, element=w)
     for reads, ahead in per_bank.values():
         in_block = memory(n, entries, f * w, reads, 1, kind_of) == "dp16kd"

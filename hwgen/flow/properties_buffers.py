@@ -175,11 +175,17 @@ def _input_buffer(m, live, buf, inside, fault):
     writing = [Signal(name=f"{n}_writing{d}") for d in range(LOAD_LATENCY)]
     m.d.sync += [w.eq(v) for w, v in zip(writing, [complete] + writing)]
     written = writing[-1]
-    # The buffer walks its banks a cycle after the handshake, from the landing register.
+    # The buffer counts the beats a cycle after the handshake and walks its banks a cycle
+    # later, from the landing registers.
+    c.counted = Signal(range(max(2, count)), name=f"{n}_counted")
     c.walked = Signal(range(max(2, count)), name=f"{n}_walked")
     c.wr_slot = Signal(range(slots), name=f"{n}_wr_slot")
-    landed, landed_last = Signal(name=f"{n}_landed_beat"), Signal(name=f"{n}_landed_last")
-    m.d.sync += [landed.eq(take), landed_last.eq(complete)]
+    counted, counted_last, landed, landed_last = (
+        Signal(name=f"{n}_{s}") for s in ("counted_beat", "counted_last", "landed_beat",
+                                          "landed_last"))
+    m.d.sync += [counted.eq(take), counted_last.eq(complete), landed.eq(counted),
+                 landed_last.eq(counted_last)]
+    advance(m, c.counted, count, counted)
     advance(m, c.walked, count, landed)
     advance(m, c.wr_slot, slots, landed_last)
     advance(m, c.beat, count, take)
@@ -256,7 +262,7 @@ def _input_invariants(m, live, buf, inside, c, t):
     shape = tuple(s * e for s, e in zip(buf.banking.shards, buf.banking.extent))
     with m.If(live):
         m.d.comb += [Assert(inside["wr_slot"] == c.wr_slot),
-                     Assert(inside["host_left"] == beats(buf.tensor, buf.lanes) - 1 - c.walked),
+                     Assert(inside["host_left"] == beats(buf.tensor, buf.lanes) - 1 - c.counted),
                      Assert(inside["host_penult"] == (inside["host_left"] == 1)),
                      Assert(inside["next_slot"] == c.start_slot),
                      Assert(inside["free_slot"] == c.use_slot)]

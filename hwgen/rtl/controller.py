@@ -11,7 +11,9 @@ from amaranth.hdl import Cat, Const, Mux, Signal
 from ..schedule.lines import FINISH, SLOT, Line
 from .walk import SlotCounter
 
-FINISH_AHEAD = 2        # cycles by which a group that never stalls announces its finish
+# Cycles by which a group that never stalls announces its finish: a register (``rtl.top``)
+# and the output chain's decision ``lead - 1`` cycles ahead (``rtl.output_chain``).
+FINISH_AHEAD = 4
 
 
 def all_of(terms):

@@ -24,7 +24,7 @@ from ..schedule.levels import READ_LATENCY
 from ..schedule.memories import NARROW_ELEMENTS
 from .arith import mux_tree, table
 from .block_ram import DP16KDMemory, uses_dp16kd
-from .replica import copies, later
+from .replica import copies, copies_ahead, later
 from .signatures import bank_port_name, bank_ports, shape_of
 from .walk import BeatCount, BeatWalk, SlotCounter, sub_address
 
@@ -122,9 +122,9 @@ class InputBuffer(wiring.Component):
         """Take beats from the host, write them into the slot being loaded; count the held
         slots, track the fresh ones.
 
-        The host's handshake meets only registers beside the port: ``take`` lands in copies
-        with no enable, one that counts the beats of a problem and the held slots, two that
-        walk the banks (``_write``). A beat is taken only into a free slot, so the write never
+        The host's handshake meets only registers beside the port: ``take`` lands in one that
+        counts the beats of a problem and the held slots, then in two that walk the banks
+        (``_write``). A beat is taken only into a free slot, so the write never
         waits; no enable or handshake reaches the far side of the die in a cycle."""
         f, g = self._f, self._g
         # held: slots holding a problem whose last beat has landed (maybe started, not yet
@@ -135,18 +135,22 @@ class InputBuffer(wiring.Component):
         walk = BeatWalk(m, self.banking, f, g, "ld")
         landed_beats = BeatCount(m, walk.beats, "host")
         take, ready = Signal(), Signal(init=1)
+        arrived = Signal.like(self.host.payload, reset_less=True, name="arrived")
         land = Signal.like(self.host.payload, reset_less=True, name="land")
         fresh_next = Signal(self.slots)
         m.d.comb += [self.host.ready.eq(ready), take.eq(self.host.valid & ready),
                      fresh_next.eq(fresh)]
-        m.d.sync += land.eq(self.host.payload)
-        # ``take`` lands three times, each copy beside its loads: one counts, one steps the
-        # walk, one decides the banks' write enables. Counting the taken beat itself made the
-        # handshake a loop through the valid pin's LUT (12x12 gemm_os, A: ready -> 1.9 ns ->
-        # take -> 2.2 ns -> held); as one register, the walk's copy was drawn towards the banks
-        # (4.3 ns of routing from the walk's last beat: 12x12 gemm_os, A).
+        m.d.sync += [arrived.eq(self.host.payload), land.eq(arrived)]
+        # ``take`` lands in one register beside the port, ``counted``, which counts the beats
+        # of a problem and the held slots; a cycle later it lands again in two copies, one
+        # that steps the walk and one that decides the banks' write enables, each beside its
+        # loads. Counting the taken beat itself made the handshake a loop through the valid
+        # pin's LUT (12x12 gemm_os, A: ready -> 1.9 ns -> take -> 2.2 ns -> held); copies of
+        # ``take`` were drawn from the pin towards the walk (A: 5.2 ns of routing to the
+        # walk's slot).
         target = self._target if len(mems) > 1 else "generic"
-        landed, landed_en, counted = copies(m, take, 3, "landed", target)
+        counted, = copies(m, take, 1, "counted", target)
+        landed, landed_en = copies(m, counted, 2, "landed", target)
         with m.If(counted):
             landed_beats.step()
         written, written_slot = self._write(m, mems, walk, (landed, landed_en, land), wr_slot,
@@ -175,7 +179,7 @@ class InputBuffer(wiring.Component):
 
     def _write(self, m, mems, walk, beat, wr_slot, sub_depth):
         """Write each landed beat (``beat``: its valid, a copy of it for the enables, its payload)
-        ``LOAD_LATENCY - 1`` cycles later: its address, data and each bank's write enable are
+        ``LOAD_LATENCY - 2`` cycles later: its address, data and each bank's write enable are
         registered beside the counters that walk the banks, registered ``INPUT_MID_STAGES`` times
         more with no enable (stages the placer may put anywhere between the host's port and the
         banks; the last one copied per few banks), then again per bank (``rtl.replica``), so that
@@ -197,8 +201,8 @@ class InputBuffer(wiring.Component):
         # One bank needs no copies (and no primitive flip-flops). A memory of DP16KD blocks
         # makes its own, one beside each block (``block_ram``: its write port is ahead).
         target = self._target if len(mems) > 1 else "generic"
-        mid = later(m, Cat(w_addr, w_data), INPUT_MID_STAGES - 1, "w_mid")
-        fan = copies(m, mid, write_copies(len(mems)), "w_fan", target, reset=False)
+        mid = later(m, Cat(w_addr, w_data), INPUT_MID_STAGES - 2, "w_mid")
+        fan = copies_ahead(m, mid, write_copies(len(mems)), "w_fan", target, reset=False)
         written = later(m, w_last, INPUT_MID_STAGES + 1, "written")
         written_slot = later(m, w_slot, INPUT_MID_STAGES + 1, "written_slot")
         copy = []
@@ -207,24 +211,39 @@ class InputBuffer(wiring.Component):
             copy.append(addr_data if isinstance(mem, DP16KDMemory) else
                         copies(m, addr_data, 1, f"w_bank{b}", target, reset=False)[0])
         # Lane group q's beat writes a word of the bank it falls in, one of ``walk.banks(q)``
-        # (only those get a write port from it); the bank's write enable is a register,
-        # ``landed & (bank == b)`` computed a cycle ahead, then delayed beside the bank's copy.
-        for q in range(self.lanes // f):
+        # (only those get a write port from it), under its enable (``_enables``), copied per
+        # bank like the address and data.
+        enables = self._enables(m, walk, landed_en, len(mems), target)
+        for (q, b), en in enables.items():
+            mem = mems[b]
+            if not isinstance(mem, DP16KDMemory):
+                en = copies(m, en, 1, f"w_en{q}_{b}_k", target)[0]
+            addr, data = copy[b][:len(w_addr)], copy[b][len(w_addr):]
+            wp = mem.write_port()
+            m.d.comb += [wp.addr.eq(addr), wp.data.eq(data[q * f * bits:(q + 1) * f * bits]),
+                         wp.en.eq(en)]
+        return written, written_slot
+
+    def _enables(self, m, walk, landed_en, banks, target):
+        """``{(q, b): enable}``: lane group ``q`` writes bank ``b``, as ``_write``'s address and
+        data reach the copy of the bank's group. Each is ``landed & (bank == b)`` computed a
+        cycle ahead (one bit for every group that reaches a single bank), then carried across
+        the die in a tree of copies of its own, which clear in reset: Yosys merged the equal
+        delay lines of one enable per bank, and one register fed all of B's banks (12x12
+        gemm_os: 4.4 ns; with three stages, 4.7 ns)."""
+        keys, terms = {}, {}
+        for q in range(self.lanes // self._f):
             bank, reached = walk.bank(q), walk.banks(q)
             for b in sorted(reached):
-                mem = mems[b]
-                ahead = isinstance(mem, DP16KDMemory)
-                w_en = Signal(name=f"w_en{q}_{b}")
-                m.d.sync += w_en.eq(landed_en & (bank == b) if len(reached) > 1 else landed_en)
-                # The last stage a kept copy per bank: Yosys merges equal delay lines, and one
-                # register then drove every bank's enables (12x12 gemm_os: B, 4.4 ns).
-                en = later(m, w_en, INPUT_MID_STAGES - ahead, f"w_en{q}_{b}_d")
-                en = copies(m, en, 1, f"w_en{q}_{b}_k", target)[0]
-                addr, data = copy[b][:len(w_addr)], copy[b][len(w_addr):]
-                wp = mem.write_port()
-                m.d.comb += [wp.addr.eq(addr), wp.data.eq(data[q * f * bits:(q + 1) * f * bits]),
-                             wp.en.eq(en)]
-        return written, written_slot
+                key = keys[q, b] = (q, b) if len(reached) > 1 else None
+                terms.setdefault(key, landed_en & (bank == b) if key else landed_en)
+        w_en = Signal(len(terms), name="w_en")
+        m.d.sync += w_en.eq(Cat(*terms.values()))
+        fan = copies_ahead(m, later(m, w_en, INPUT_MID_STAGES - 2, "w_en_mid"),
+                           write_copies(banks), "w_en_fan", target)
+        index = {key: k for k, key in enumerate(terms)}
+        return {(q, b): fan[b // BANKS_PER_WRITE_COPY][index[key]]
+                for (q, b), key in keys.items()}
 
     def _read(self, m, k, mem, sub_depth):
         """Read port ``k`` on its bank's memory ``mem``: data ``READ_LATENCY`` enabled cycles

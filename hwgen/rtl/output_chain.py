@@ -8,16 +8,18 @@ Every chain register's enable and select come straight from flip-flops: the chai
 ``ready`` takes ``lead`` cycles later (``rtl.top`` drains the chain through ``skid.Skid``,
 which announces it a cycle earlier, into a register), and, with ``lead > 1``, from
 ``commit_ahead``, the commit ``lead - 1`` cycles later (``rtl.top`` has it when a single
-group never stalls: ``controller.FINISH_AHEAD``). An 8x8 ``gemm_os`` has 1,408 chain
+group never stalls: ``controller.FINISH_AHEAD``, through a register). An 8x8 ``gemm_os`` has 1,408 chain
 registers; with ``take = valid & ready`` in front of their enable, that net was the critical
 path. The load and shift registers are copied
 (``rtl.replica``), one copy per row of the tensor and ``LOADS_PER_COPY`` chain bits
 (``schedule.host_timing.copy_groups``): a 12x12 ``gemm_os``'s single load register drove
 4,608 chain bits, 13.6 ns of routing across the die. With ``lead = 1``
 the decision (a few LUTs beside the host port) drives all 72 copies of a 12x12 array across
-the die; with ``lead = 3`` it reaches a register beside it, then a first rank of copies, each
-the input of a few copies beside their chain registers: no long route after logic (12x12,
-``lead = 2``, decision straight into the first rank: 11.4 ns, 8.7 of routing)."""
+the die; with ``lead = 4`` it reaches a register beside it and one more on its way, then a
+first rank of copies, each the input of a few copies beside their chain registers: no long
+route after logic (12x12, ``lead = 2``, decision straight into the first rank: 11.4 ns, 8.7
+of routing; ``lead = 3``, one register dragged from the decision towards the first rank:
+4.2 ns of routing into it)."""
 from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Module, Signal
@@ -32,10 +34,11 @@ from .signatures import shape_of
 
 
 def chain_lead(plan):
-    """The ``lead`` ``rtl.top`` gives its output chains: ``FINISH_AHEAD + 1`` when a single
-    group announces its finish that far ahead (``group.announces_finish``), else 1."""
+    """The ``lead`` ``rtl.top`` gives its output chains: ``FINISH_AHEAD`` when a single group
+    announces its finish that far ahead (``group.announces_finish``; ``rtl.top`` registers the
+    announcement once), else 1."""
     groups = plan.schedule.groups
-    return FINISH_AHEAD + 1 if len(groups) == 1 and announces_finish(plan, groups[0]) else 1
+    return FINISH_AHEAD if len(groups) == 1 and announces_finish(plan, groups[0]) else 1
 
 
 class OutputChain(OutputBuffer):

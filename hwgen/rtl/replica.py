@@ -35,12 +35,12 @@ def copies(m, value_next, count, name, target="generic", reset=True):
     return out
 
 
-def copies_ahead(m, value_next, count, name, target="generic"):
-    """``count`` registers that each take ``value_next`` two cycles later (0 in reset): a
-    first rank of about ``sqrt(count)`` copies, each the input of as many copies of the second
-    rank. Every copy has a few loads, so that the decision travels across the die in two hops
-    (``output_chain``)."""
-    first = copies(m, value_next, math.isqrt(count - 1) + 1, name, target)
+def copies_ahead(m, value_next, count, name, target="generic", reset=True):
+    """``count`` registers that each take ``value_next`` two cycles later (with ``reset``, 0 in
+    reset): a first rank of about ``sqrt(count)`` copies, each the input of as many copies of
+    the second rank. Every copy has a few loads, so that a value travels across the die in two
+    hops (``output_chain``, ``input_buffer``)."""
+    first = copies(m, value_next, math.isqrt(count - 1) + 1, name, target, reset)
     per = -(-count // len(first))
     return [q for k, f in enumerate(first)
             for q in copies(m, f, per, f"{name}{k}", target, reset=False)][:count]

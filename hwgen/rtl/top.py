@@ -162,7 +162,11 @@ class Top(wiring.Component):
             finishes = [self._finish(m, groups)] * len(ins + outs)
         m.d.comb += [b.consume.eq(f) for b, f in zip(ins, finishes)]
         m.d.comb += [b.commit.eq(f) for b, f in zip(outs, finishes[len(ins):])]
-        m.d.comb += [b.commit_ahead.eq(groups[0].finished_ahead)
+        # A chain's own register of the announcement (the controller's tap, drawn towards the
+        # other buffers' copies, fed a 12x12 gemm_os's chain decision through 3.9 ns of
+        # routing).
+        m.d.comb += [b.commit_ahead.eq(copies(m, groups[0].finished_ahead, 1,
+                                              f"commit_{b.tensor.name}", self.target)[0])
                      for b in outs if getattr(b, "lead", 1) > 1]
 
     def _finish(self, m, groups):

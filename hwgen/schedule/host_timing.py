@@ -22,11 +22,12 @@ DRAIN_LATENCY = 3
 BANK_DRAIN_LATENCY = DRAIN_LATENCY + 1
 
 # Cycles from the host's input beat to its memory write (``rtl.input_buffer``): the beat lands
-# in a register beside the port, its write is registered beside the counters that walk the
-# banks, then ``INPUT_MID_STAGES`` times more with no enable on its way across the die, then
-# copied per bank (12x12 gemm_os with one: 7.0 ns of routing from it to a bank's copy).
+# in a register beside the port and again beside the counters that walk the banks, its write
+# is registered there, then ``INPUT_MID_STAGES`` times more with no enable on its way across
+# the die (the last two ranks of copies), then copied per bank (12x12 gemm_os with one: 7.0 ns
+# of routing from it to a bank's copy).
 INPUT_MID_STAGES = 2
-LOAD_LATENCY = 3 + INPUT_MID_STAGES
+LOAD_LATENCY = 4 + INPUT_MID_STAGES
 
 # Banks fed by one copy of the last of those stages (``write_copies``): one register fed every
 # bank of B in a 12x12 gemm_os, 4.9-5.2 ns of routing to the far banks' copies.

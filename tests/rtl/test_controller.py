@@ -88,7 +88,7 @@ def test_one_problem_walks_the_iteration_space_and_holds_while_disabled(structur
 
 
 def test_back_to_back_problems_advance_the_slot_and_finish_each():
-    structure, taps, slots = ((2,), (2, 2)), 2, 3
+    structure, taps, slots = ((2,), (2, 2)), FINISH_AHEAD, 3
     spacing = 6                                     # the iterations: a start on the last one
     m, group, ports, ctl, _ = _build(structure, taps, spacing, slots, announces=True)
     starts, slots_seen, valid, finished, ahead, seen = [], [], [], [], [], []

@@ -105,4 +105,4 @@ def test_an_output_chain_decides_from_a_register_its_skid_announces():
     from hwgen.rtl.output_chain import chain_lead
     top = Top(plan(load_design(example("gemm_os"), {"M": 3, "N": 5, "K": 7})))
     Fragment.get(top, None)
-    assert chain_lead(top.plan) == 3 and top.skids["C"].lead == 4
+    assert chain_lead(top.plan) == 4 and top.skids["C"].lead == 5
