@@ -182,7 +182,7 @@ class InputBuffer(wiring.Component):
         ``LOAD_LATENCY - 2`` cycles later: its address, data and each bank's write enable are
         registered beside the counters that walk the banks, registered ``INPUT_MID_STAGES`` times
         more with no enable (stages the placer may put anywhere between the host's port and the
-        banks; the last one copied per few banks), then again per bank (``rtl.replica``), so that
+        banks; the last two a tree of copies), then again per bank (``rtl.replica``), so that
         no register feeds every memory (a 12x12 ``gemm_os``: one data register fed 108 DP16KD
         blocks, 11-16 ns of routing). Returns ``(written, written_slot)``: the last beat of the
         problem loaded into ``written_slot`` is in its memory."""
@@ -195,8 +195,8 @@ class InputBuffer(wiring.Component):
         w_slot = Signal.like(wr_slot.value, name="w_slot")
         m.d.sync += [w_last.eq(landed & walk.last), w_slot.eq(wr_slot.value),
                      w_addr.eq(ld_addr), w_data.eq(land)]
-        # The stages with no enable, the last one copied per few neighbouring banks
-        # (``write_copies``), then the copies per bank: the last beat is written when its
+        # The stages with no enable, the last two a tree whose copies each feed a few neighbouring
+        # banks (``write_copies``), then the copies per bank: the last beat is written when its
         # copy is.
         # One bank needs no copies (and no primitive flip-flops). A memory of DP16KD blocks
         # makes its own, one beside each block (``block_ram``: its write port is ahead).
