@@ -23,7 +23,7 @@ of routing; ``lead = 3``, one register dragged from the decision towards the fir
 from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Module, Signal
-from amaranth.lib.wiring import In
+from amaranth.lib.wiring import In, Out
 
 from ..schedule.host_timing import copy_groups
 from .controller import FINISH_AHEAD
@@ -51,12 +51,16 @@ class OutputChain(OutputBuffer):
         The value ``host.ready`` takes ``lead`` cycles later (``skid.Skid.i_ready_ahead``).
     commit_ahead : In(1)
         With ``lead > 1`` only: the value ``commit`` takes ``lead - 1`` cycles later.
+    valid_ahead : Out(2)
+        With ``lead > 2`` only: the values ``host.valid`` takes one and two cycles later
+        (``skid.Skid.i_valid_ahead``).
     """
 
     def __init__(self, tensor, banking, writers, lanes=1, slots=2, target="generic", lead=1):
         if not isinstance(lead, int) or lead < 1:
             raise ValueError(f"an output chain decides at least a cycle ahead, not {lead!r}")
-        members = {"ready_ahead": In(1)} | ({"commit_ahead": In(1)} if lead > 1 else {})
+        members = {"ready_ahead": In(1)} | ({"commit_ahead": In(1)} if lead > 1 else {}) | \
+            ({"valid_ahead": Out(2)} if lead > 2 else {})
         super().__init__(tensor, banking, writers, lanes, slots, members)
         self._target, self.lead = target, lead
 
@@ -72,7 +76,8 @@ class OutputChain(OutputBuffer):
         # The state in real time: the state machine runs ``lead - 1`` cycles ahead.
         if ahead:
             full_next = later(m, fsm.full, ahead - 1, "full_next")
-            busy_next = later(m, fsm.busy, ahead - 1, "busy_next")
+            busy_ahead2 = later(m, fsm.busy, ahead - 2, "busy_ahead2") if ahead > 1 else None
+            busy_next = later(m, busy_ahead2, 1, "busy_next") if ahead > 1 else fsm.busy
             busy, sent = later(m, busy_next, 1, "busy"), later(m, fsm.sent, ahead, "sent")
         else:
             busy, full_next, busy_next = fsm.busy, fsm.full_next, fsm.busy_next
@@ -95,6 +100,8 @@ class OutputChain(OutputBuffer):
                      in_flight_next.eq(in_flight + self.start - self.commit)]
         m.d.sync += [in_flight.eq(in_flight_next), idle.eq(in_flight_next == 0),
                      space.eq(~busy_next | (~full_next & ~self.start & idle))]
+        if ahead > 1:
+            m.d.comb += self.valid_ahead.eq(Cat(busy_next, busy_ahead2))
         self._steer(m, banks, chain, fsm.load_next, fsm.load_next | fsm.take_next)
         return m
 

@@ -39,11 +39,17 @@ def copies_ahead(m, value_next, count, name, target="generic", reset=True):
     """``count`` registers that each take ``value_next`` two cycles later (with ``reset``, 0 in
     reset): a first rank of about ``sqrt(count)`` copies, each the input of as many copies of
     the second rank. Every copy has a few loads, so that a value travels across the die in two
-    hops (``output_chain``, ``input_buffer``)."""
+    hops (``output_chain``, ``input_buffer``, ``skid``)."""
+    return ranks(m, value_next, count, name, target, reset)[1]
+
+
+def ranks(m, value_next, count, name, target="generic", reset=True):
+    """``copies_ahead``'s two ranks: the first (``value_next`` a cycle later) and the
+    ``count`` copies of the second, for a caller that states what the first rank holds."""
     first = copies(m, value_next, math.isqrt(count - 1) + 1, name, target, reset)
     per = -(-count // len(first))
-    return [q for k, f in enumerate(first)
-            for q in copies(m, f, per, f"{name}{k}", target, reset=False)][:count]
+    return first, [q for k, f in enumerate(first)
+                   for q in copies(m, f, per, f"{name}{k}", target, reset=False)][:count]
 
 
 def later(m, value, cycles, name):

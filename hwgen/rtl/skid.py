@@ -29,7 +29,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..schedule.host_timing import skid_entries
 from .arith import named, table
-from .replica import copies
+from .replica import copies, ranks
 
 # Payload bits of an entry per copy of its write enable.
 BITS_PER_ENABLE = 16
@@ -47,24 +47,36 @@ class Skid(wiring.Component):
     target : str
         ``rtl.target.TARGETS``: how the copies of the write enables are built
         (``rtl.replica``).
+    valid_ahead : bool
+        With ``lead`` 4 or more: the producer tells ``i.valid`` one and two cycles ahead
+        (``i_valid_ahead``) and holds it low in the first two cycles after reset, so that the
+        enables are decided three cycles ahead, from flip-flops, into a register beside the
+        decision, and reach their copies in two more hops (12x13 gemm_os: ``refused0`` -> a
+        LUT -> 26 copies of an entry's enable around the die, 5.7 ns, 4.5 of routing).
 
     Attributes
     ----------
     i_ready_ahead : Out(1)
         The value ``i.ready`` takes ``lead`` cycles later, for a producer that registers what
         it will send that far ahead.
+    i_valid_ahead : In(2)
+        With ``valid_ahead`` only: the values ``i.valid`` takes one and two cycles later.
     consistent : Value
         After elaboration: the entry written next follows the ones held, and the promise
         counts the beats held and announced (holds in every reachable state; an inductive
         proof asserts it, ``flow.properties.top_ports``).
     """
 
-    def __init__(self, shape, lead=1, target="generic"):
+    def __init__(self, shape, lead=1, target="generic", valid_ahead=False):
         if lead < 1:
             raise ValueError(f"a skid announces its ready at least a cycle ahead, not {lead}")
-        self.lead, self._target = lead, target
+        if valid_ahead and lead < 4:
+            raise ValueError("a skid decides its enables three cycles ahead only when it "
+                             f"announces its ready four or more cycles ahead, not {lead}")
+        self.lead, self._target, self.valid_ahead = lead, target, valid_ahead
         super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape)),
-                          "i_ready_ahead": Out(1)})
+                          "i_ready_ahead": Out(1)} |
+                         ({"i_valid_ahead": In(2)} if valid_ahead else {}))
 
     def elaborate(self, platform):
         m = Module()
@@ -99,26 +111,48 @@ class Skid(wiring.Component):
         m.d.sync += [r.eq(after) for r, after in zip(refused, refused_next)]
         self._flags(m, n, read, write, filled, refused[0], promised, full)
         # The entry written next is free whenever ``i.ready`` is high: it takes the input,
-        # under enables decided a cycle ahead, each a table of the flags (one LUT level, not
-        # the next pointer, then a compare: 12x12 gemm_os, ``refused0`` -> 3 LUTs -> copy,
-        # 8.2 ns). In reset (and at power-up, when the flip-flops hold 0) entry 0 is
-        # enabled: its copies hold the enable's complement.
+        # under enables decided ahead, each a table of the flags (one LUT level, not the next
+        # pointer, then a compare: 12x12 gemm_os, ``refused0`` -> 3 LUTs -> copy, 8.2 ns).
         width = len(self.i.payload)
         groups = -(-width // BITS_PER_ENABLE)
         for x, entry in enumerate(entries):
-            first = int(x == 0)
-            def enable_after(w, v, r, refusing_next, x=x, first=first):
-                return int(not refusing_next and _write_after(w, v, r) % n == x) ^ first
-            enable_next = table(enable_after, write, self.i.valid, refused[0], refused_next[0],
-                                width=1)
-            held = copies(m, enable_next, groups, f"we{x}", self._target)
-            enables = [h ^ first for h in held]
+            enables = self._enables(m, x, n, groups, write, refused, refused_next)
             self.consistent &= Cat(enables) == (self.i.ready & (write == x)).replicate(groups)
             for g, enable in enumerate(enables):
                 bits = slice(g * BITS_PER_ENABLE, min(width, (g + 1) * BITS_PER_ENABLE))
                 with m.If(enable):
                     m.d.sync += entry[bits].eq(self.i.payload[bits])
         return m
+
+    def _enables(self, m, x, n, groups, write, refused, refused_next):
+        """``groups`` flip-flops, each entry ``x``'s write enable ``i.ready & (write == x)``:
+        copies of its decision a cycle ahead or, with ``valid_ahead``, of its decision three
+        cycles ahead, through a register and two ranks of copies (``replica.ranks``). In
+        reset (and at power-up, when the flip-flops hold 0) entry 0 is enabled: its copies
+        hold the enable's complement."""
+        first = int(x == 0)
+        def enable_after(w, v, r, *then):
+            # ``then``: the next cycles' valid and refusal, then the refusal of the cycle
+            # whose enable this is.
+            w = _write_after(w, v, r) % n
+            if len(then) > 1:
+                return enable_after(w, *then)
+            return int(not then[0] and w == x) ^ first
+        now = (write, self.i.valid, refused[0])
+        if not self.valid_ahead:
+            held = copies(m, table(enable_after, *now, refused_next[0], width=1), groups,
+                          f"we{x}", self._target)
+            return [h ^ first for h in held]
+        v1, v2 = self.i_valid_ahead
+        decided = table(enable_after, *now, v1, refused[1], v2, refused[2], refused_next[2],
+                        width=1)
+        [held_decided] = copies(m, decided, 1, f"we{x}_decided", self._target)
+        held_first, held = ranks(m, held_decided, groups, f"we{x}", self._target)
+        self.consistent &= ((held_decided == table(enable_after, *now, v1, refused[1],
+                                                   refused[2], width=1)) &
+                            (Cat(held_first) == table(enable_after, *now, refused[1], width=1)
+                             .replicate(len(held_first))))
+        return [h ^ first for h in held]
 
     def _flags(self, m, n, read, write, filled, refused, promised, full):
         """The count, promise and pointers after this cycle, as truth tables of a few bits

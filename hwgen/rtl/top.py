@@ -110,9 +110,11 @@ class Top(wiring.Component):
             m.submodules[f"out_{t.name}"] = buf
             lead = buf.lead + 1 if isinstance(buf, OutputChain) else 1
             skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape(), lead,
-                                                          self.target)
+                                                          self.target, valid_ahead=lead >= 4)
             self.skids[t.name] = skid
             connect(m, buf.host, skid.i)
+            if lead >= 4:
+                m.d.comb += skid.i_valid_ahead.eq(buf.valid_ahead)
             connect(m, skid.o, wiring.flipped(getattr(self, t.name)))
             if isinstance(buf, OutputChain):
                 # A cycle further ahead, then a register: the chain's decision begins at a
