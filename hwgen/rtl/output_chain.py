@@ -76,8 +76,11 @@ class OutputChain(OutputBuffer):
         # The state in real time: the state machine runs ``lead - 1`` cycles ahead.
         if ahead:
             full_next = later(m, fsm.full, ahead - 1, "full_next")
-            busy_ahead2 = later(m, fsm.busy, ahead - 2, "busy_ahead2") if ahead > 1 else None
-            busy_next = later(m, busy_ahead2, 1, "busy_next") if ahead > 1 else fsm.busy
+            if ahead > 1:
+                busy_ahead2 = later(m, fsm.busy, ahead - 2, "busy_ahead2")
+                busy_next = later(m, busy_ahead2, 1, "busy_next")
+            else:
+                busy_next = fsm.busy
             busy, sent = later(m, busy_next, 1, "busy"), later(m, fsm.sent, ahead, "sent")
         else:
             busy, full_next, busy_next = fsm.busy, fsm.full_next, fsm.busy_next

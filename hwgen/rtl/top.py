@@ -113,7 +113,7 @@ class Top(wiring.Component):
                                                           self.target, valid_ahead=lead >= 4)
             self.skids[t.name] = skid
             connect(m, buf.host, skid.i)
-            if lead >= 4:
+            if skid.valid_ahead:
                 m.d.comb += skid.i_valid_ahead.eq(buf.valid_ahead)
             connect(m, skid.o, wiring.flipped(getattr(self, t.name)))
             if isinstance(buf, OutputChain):
