@@ -212,6 +212,7 @@ def top_ports(graph, lanes=1, fault=False):
     fifos_never_blocked(m, top, live)
     with m.If(live):        # what makes the skids' states inductive (``rtl.skid``)
         m.d.comb += [Assert(s.consistent) for s in top.skids.values()]
+        m.d.comb += [Assert(copy == flag) for copy, flag in top.handshake]
     return m, ports
 
 

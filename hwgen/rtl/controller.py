@@ -73,19 +73,22 @@ class Controller:
         lines.define(FINISH, last_iter)
         # ready: ``~running | (count >= spacing - 1)``, a register computed from the next
         # state, so that the start handshake (rtl.top) begins at flip-flops.
-        ready, last = Signal(init=1), max(total, spacing) - 1
-        m.d.comb += [group.accept.eq(en & ready),
+        ready, ready_next, last = Signal(init=1), Signal(), max(total, spacing) - 1
+        m.d.comb += [group.accept.eq(en & ready), ready_next.eq(ready),
                      group.finished.eq(lines.tap(FINISH, g.taps) & en)]
+        m.d.sync += ready.eq(ready_next)
         if group.announces_finish:          # ``en`` is 1: the line moves every cycle
-            m.d.comb += group.finished_ahead.eq(lines.tap(FINISH, g.taps - FINISH_AHEAD))
+            m.d.comb += [group.finished_ahead.eq(lines.tap(FINISH, g.taps - FINISH_AHEAD)),
+                         group.accept_next.eq(ready_next)]
         with m.If(group.start):
+            m.d.comb += ready_next.eq(spacing <= 1)
             m.d.sync += [running.eq(1), count.eq(0), self.slot.eq(slot_next.value),
-                         ready.eq(spacing <= 1), valid0.eq(g.iterations > 0),
-                         at_last.eq(g.iterations == 1)]
+                         valid0.eq(g.iterations > 0), at_last.eq(g.iterations == 1)]
             slot_next.advance()
         with m.Elif(running & en):
-            m.d.sync += [count.eq(count + 1), ready.eq((count == last) | (count + 2 >= spacing)),
-                         valid0.eq(valid0 & ~at_last), at_last.eq(count == g.iterations - 2)]
+            m.d.comb += ready_next.eq((count == last) | (count + 2 >= spacing))
+            m.d.sync += [count.eq(count + 1), valid0.eq(valid0 & ~at_last),
+                         at_last.eq(count == g.iterations - 2)]
             # Run until the last iteration has left the array and the spacing has passed.
             with m.If(count == last):
                 m.d.sync += running.eq(0)

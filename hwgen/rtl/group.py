@@ -50,6 +50,9 @@ class Group(wiring.Component):
     finished_ahead : Out(1)
         Only for a group that `announces_finish`: ``finished`` ``FINISH_AHEAD`` cycles later
         (``output_chain.OutputChain`` decides its load that far ahead).
+    accept_next : Out(1)
+        Only for a group that `announces_finish` (``accept`` is then a register): the value
+        ``accept`` takes at the next clock edge (``rtl.top`` copies it beside the buffers).
     plan, scheduled, target, ports : read-only
         The parameters, and ``plan.ports`` of this group (``schedule.ports.GroupPorts``).
     parents : dict
@@ -71,7 +74,7 @@ class Group(wiring.Component):
         self._spacing = max(scheduled.spacing, plan.group_spacing or 0)
         members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
         if self.announces_finish:
-            members["finished_ahead"] = Out(1)
+            members.update(finished_ahead=Out(1), accept_next=Out(1))
         for port in self._ports.ports:
             members[port.name] = Out(self._signature(port))
         super().__init__(members)

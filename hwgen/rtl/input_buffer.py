@@ -58,6 +58,9 @@ class InputBuffer(wiring.Component):
         The tensor, row-major, element 0 of a beat in the low bits, two's complement.
     loaded : Out(1)
         The slot the next problem will use holds a complete problem.
+    loaded_next : Out(1)
+        The value ``loaded`` (a register) takes at the next clock edge (``rtl.top`` copies it
+        beside the other blocks).
     start : In(1)
         Pulse: a problem starts on that slot.
     consume : In(1)
@@ -79,7 +82,7 @@ class InputBuffer(wiring.Component):
                              "to whole beats (schedule.host_timing.padded)")
         shape = shape_of(tensor.dtype)
         members = {"host": In(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
-                   "loaded": Out(1), "start": In(1), "consume": In(1)}
+                   "loaded": Out(1), "loaded_next": Out(1), "start": In(1), "consume": In(1)}
         members.update(bank_ports("read", self._readers, banking, shape, slots))
         super().__init__(members)
 
@@ -174,8 +177,8 @@ class InputBuffer(wiring.Component):
         # back to ``ready``; if the host holds a last beat back, ``ready`` falls for one cycle
         # it need not).
         _count_held(m, held, ready, counted, landed_beats, self.consume, self.slots)
-        m.d.sync += [fresh.eq(fresh_next),
-                     self.loaded.eq(fresh_next.bit_select(next_slot.following(self.start), 1))]
+        m.d.comb += self.loaded_next.eq(fresh_next.bit_select(next_slot.following(self.start), 1))
+        m.d.sync += [fresh.eq(fresh_next), self.loaded.eq(self.loaded_next)]
 
     def _write(self, m, mems, walk, beat, wr_slot, sub_depth):
         """Write each landed beat (``beat``: its valid, a copy of it for the enables, its payload)

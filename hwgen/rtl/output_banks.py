@@ -81,8 +81,8 @@ class OutputBanks(OutputBuffer):
                          issued_next.bit_select(rd_slot.value, 1).eq(0)]
             rd_slot.advance()
         # ``space`` is a register computed from the next state (see InputBuffer.loaded).
-        m.d.sync += [full.eq(full_next), issued.eq(issued_next),
-                     space.eq(~full_next.bit_select(next_slot.following(self.start), 1))]
+        m.d.comb += self.space_next.eq(~full_next.bit_select(next_slot.following(self.start), 1))
+        m.d.sync += [full.eq(full_next), issued.eq(issued_next), space.eq(self.space_next)]
         return m
 
     def _bank(self, m, r, addr, advance):

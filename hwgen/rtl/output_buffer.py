@@ -31,6 +31,9 @@ class OutputBuffer(wiring.Component):
     host : Out(stream.Signature(unsigned(bits * lanes)))
     space : Out(1)
         The slot the next problem will write is free.
+    space_next : Out(1)
+        The value ``space`` (a register) takes at the next clock edge (``rtl.top`` copies it
+        beside the other blocks).
     start : In(1)
         Pulse: a problem starts.
     commit : In(1)
@@ -45,7 +48,7 @@ class OutputBuffer(wiring.Component):
         self._slots = slots
         shape = shape_of(tensor.dtype)
         members = {"host": Out(stream.Signature(unsigned(tensor.dtype.bits * lanes))),
-                   "space": Out(1), "start": In(1), "commit": In(1), **dict(members)}
+                   "space": Out(1), "space_next": Out(1), "start": In(1), "commit": In(1), **dict(members)}
         members.update(bank_ports("write", self._writers, banking, shape, slots))
         super().__init__(members)
 

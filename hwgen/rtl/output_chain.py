@@ -101,8 +101,9 @@ class OutputChain(OutputBuffer):
                      self.host.valid.eq(busy),
                      self.host.payload.eq(Cat(*chain[:lanes])),
                      in_flight_next.eq(in_flight + self.start - self.commit)]
+        m.d.comb += self.space_next.eq(~busy_next | (~full_next & ~self.start & idle))
         m.d.sync += [in_flight.eq(in_flight_next), idle.eq(in_flight_next == 0),
-                     space.eq(~busy_next | (~full_next & ~self.start & idle))]
+                     space.eq(self.space_next)]
         if ahead > 1:
             m.d.comb += self.valid_ahead.eq(Cat(busy_next, busy_ahead2))
         self._steer(m, banks, chain, fsm.load_next, fsm.load_next | fsm.take_next)

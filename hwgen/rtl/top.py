@@ -42,13 +42,16 @@ class Top(wiring.Component):
         After elaboration: channel -> its ``SyncFIFO`` (simulations report stuck streams).
     skids : dict
         After elaboration: output tensor -> the ``skid.Skid`` at its port (proofs).
+    handshake : list
+        After elaboration: ``(copy, flag)``, each block's copy of another block's start flag
+        and that flag; they are equal in every cycle (proofs).
     """
 
     def __init__(self, plan, target="generic"):
         if not isinstance(plan, Plan):
             raise TypeError(f"Top takes a hwgen.schedule.plan(graph), not {plan!r}")
         self._plan, self._target = plan, check_target(target)
-        self.fifos, self.skids = {}, {}
+        self.fifos, self.skids, self.handshake = {}, {}, []
         members = {}
         for t in plan.graph.tensors.values():
             sig = stream.Signature(unsigned(t.dtype.bits * plan.lanes[t.name]))
@@ -150,10 +153,18 @@ class Top(wiring.Component):
         """A problem starts when every group accepts one, its inputs are loaded and its output
         slot is free. Problems finish in order; when every group has finished the oldest one,
         its input slots are released and its results committed for draining."""
-        start = Signal()
-        m.d.comb += start.eq(Cat(*([g.accept for g in groups] + [b.loaded for b in ins] +
-                                   [b.space for b in outs])).all())
-        m.d.comb += [g.start.eq(start) for g in groups] + [b.start.eq(start) for b in ins + outs]
+        # Per block: (name, flag, its next value, its reset value).
+        flags = ([(f"g{k}", g.accept, getattr(g, "accept_next", None), 1)
+                  for k, g in enumerate(groups)] +
+                 [(b.tensor.name, b.loaded, b.loaded_next, 0) for b in ins] +
+                 [(b.tensor.name, b.space, b.space_next, 1) for b in outs])
+        if all(nxt is not None for _, _, nxt, _ in flags):
+            starts = self._local_starts(m, flags)
+        else:       # a group that stalls: ``accept`` is not a register
+            start = Signal()
+            m.d.comb += start.eq(Cat(*[flag for _, flag, _, _ in flags]).all())
+            starts = [start] * len(flags)
+        m.d.comb += [b.start.eq(s) for b, s in zip(groups + ins + outs, starts)]
         if len(groups) == 1 and groups[0].announces_finish:
             # Each buffer takes its own copy of the finish, through registers of its own from
             # the announcement (one register fed the three buffers of a 12x12 gemm_os, 4.6 ns
@@ -170,6 +181,28 @@ class Top(wiring.Component):
         m.d.comb += [b.commit_ahead.eq(copies(m, groups[0].finished_ahead, 1,
                                               f"commit_{b.tensor.name}", self.target)[0])
                      for b in outs if getattr(b, "lead", 1) > 1]
+
+    def _local_starts(self, m, flags):
+        """Each block's own ``start``: its flag and, beside it, a copy of every other block's
+        (a register of its next value), so that a start crosses the die as a flag's next value
+        into a copy, not as one AND that drives every block (an 8x8 gemm_os: ``out_C.space``
+        -> the AND -> ``in_A.loaded``, 4.45 ns). The copies equal the flags (``handshake``),
+        so every block starts in the same cycle."""
+        self.handshake = []
+        starts = []
+        for name, own, _, _ in flags:
+            terms = [own]
+            for other, flag, nxt, init in flags:
+                if flag is own:
+                    continue
+                # Copies clear to 0 in reset: a flag that resets to 1 is copied inverted.
+                q, = copies(m, nxt ^ init, 1, f"hs_{other}_at_{name}", self.target)
+                self.handshake.append((q ^ init, flag))
+                terms.append(q ^ init)
+            start = Signal(name=f"start_{name}")
+            m.d.comb += start.eq(Cat(*terms).all())
+            starts.append(start)
+        return starts
 
     def _finish(self, m, groups):
         """The oldest problem has finished in every group."""

@@ -25,7 +25,8 @@ def _build(structure, taps, spacing, slots=3, announces=False):
     # enable.
     ports = SimpleNamespace(scheduled=group, plan=SimpleNamespace(slots=slots), spacing=spacing,
                             en=Signal(), start=Signal(), accept=Signal(), finished=Signal(),
-                            announces_finish=announces, finished_ahead=Signal())
+                            announces_finish=announces, finished_ahead=Signal(),
+                            accept_next=Signal())
     lines = DelayLines(m, ports.en)
     ctl = Controller(m, ports, lines, ports.en)
     conds = {(gi, p): lines.tap(ctl.cond(gi, p), 0) for gi, t in enumerate(structure)
@@ -92,6 +93,7 @@ def test_back_to_back_problems_advance_the_slot_and_finish_each():
     spacing = 6                                     # the iterations: a start on the last one
     m, group, ports, ctl, _ = _build(structure, taps, spacing, slots, announces=True)
     starts, slots_seen, valid, finished, ahead, seen = [], [], [], [], [], []
+    accept, accept_next = [], []
 
     async def tb(ctx):
         ctx.set(ports.en, 1)
@@ -100,6 +102,8 @@ def test_back_to_back_problems_advance_the_slot_and_finish_each():
             ctx.set(ports.start, start)
             if start:
                 starts.append(cycle)
+            accept.append(ctx.get(ports.accept))
+            accept_next.append(ctx.get(ports.accept_next))
             valid.append(ctx.get(ctl.valid0))
             if valid[-1]:
                 seg = ctx.get(ctl.seg)
@@ -117,6 +121,7 @@ def test_back_to_back_problems_advance_the_slot_and_finish_each():
     assert seen == _space(structure) * 4            # every problem walks its whole space
     assert [k for k, f in enumerate(finished) if f] == [s + 6 + taps for s in starts]
     assert ahead[:-FINISH_AHEAD] == finished[FINISH_AHEAD:]      # announced that far ahead
+    assert accept_next[:-1] == accept[1:]           # what rtl.top copies beside the buffers
 
 
 def test_a_single_slot_stays_zero():
