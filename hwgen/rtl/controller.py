@@ -57,10 +57,7 @@ class Controller:
         # ``count``, it was a 12x12 gemm_os's critical path, 8.2 ns). It falls after the last
         # iteration, ``at_last`` (as ``count + 1 < iterations``, a carry chain, 6.3 ns).
         self.valid0 = valid0 = Signal()
-        depth = max((len(t) for t in g.structure), default=0)
-        self.idx = [Signal(range(max([t[d] for t in g.structure if len(t) > d]) + 1),
-                           name=f"idx{d}") for d in range(depth)]
-        self.seg = Signal(range(max(2, len(g.structure))))
+        self.idx, self.seg = self._indices(g)
         # The slot (buffer half) of the problem whose iterations are issuing; it travels with
         # them through the delay lines so that two problems can share the array.
         self.slot = Signal(range(max(2, self.slots)), name="slot")
@@ -72,8 +69,11 @@ class Controller:
         m.d.comb += last_iter.eq(valid0 & at_last)
         lines.define(FINISH, last_iter)
         # ready: ``~running | (count >= spacing - 1)``, a register computed from the next
-        # state, so that the start handshake (rtl.top) begins at flip-flops.
-        ready, ready_next, last = Signal(init=1), Signal(), max(total, spacing) - 1
+        # state, so that the start handshake (rtl.top) begins at flip-flops. Its next value
+        # while running, ``(count == last) | (count + 2 >= spacing)``, is a register too,
+        # ``soon``: ``accept_next`` crosses the die into rtl.top's copies (as a carry chain
+        # of ``count``, a 12x12 gemm_os's critical path, 5.3 ns).
+        ready, ready_next, soon, last = Signal(init=1), Signal(), Signal(), max(total, spacing) - 1
         m.d.comb += [group.accept.eq(en & ready), ready_next.eq(ready),
                      group.finished.eq(lines.tap(FINISH, g.taps) & en)]
         m.d.sync += ready.eq(ready_next)
@@ -83,12 +83,14 @@ class Controller:
         with m.If(group.start):
             m.d.comb += ready_next.eq(spacing <= 1)
             m.d.sync += [running.eq(1), count.eq(0), self.slot.eq(slot_next.value),
-                         valid0.eq(g.iterations > 0), at_last.eq(g.iterations == 1)]
+                         valid0.eq(g.iterations > 0), at_last.eq(g.iterations == 1),
+                         soon.eq((last == 0) | (spacing <= 2))]
             slot_next.advance()
         with m.Elif(running & en):
-            m.d.comb += ready_next.eq((count == last) | (count + 2 >= spacing))
+            m.d.comb += ready_next.eq(soon)
             m.d.sync += [count.eq(count + 1), valid0.eq(valid0 & ~at_last),
-                         at_last.eq(count == g.iterations - 2)]
+                         at_last.eq(count == g.iterations - 2),
+                         soon.eq((count + 1 == last) | (count + 3 >= spacing))]
             # Run until the last iteration has left the array and the spacing has passed.
             with m.If(count == last):
                 m.d.sync += running.eq(0)
@@ -100,6 +102,14 @@ class Controller:
         # critical path, 7.2 ns.)
         with m.If(valid0 & en):
             self._step()
+
+    @staticmethod
+    def _indices(g):
+        """The loop indices (one per level of the deepest segment) and the segment."""
+        depth = max((len(t) for t in g.structure), default=0)
+        return ([Signal(range(max([t[d] for t in g.structure if len(t) > d]) + 1),
+                        name=f"idx{d}") for d in range(depth)],
+                Signal(range(max(2, len(g.structure))), name="seg"))
 
     def _step(self):
         """Advance the loop indices and the segment by one iteration."""
