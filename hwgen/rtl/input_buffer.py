@@ -183,12 +183,13 @@ class InputBuffer(wiring.Component):
     def _write(self, m, mems, walk, beat, wr_slot, sub_depth):
         """Write each landed beat (``beat``: its valid, a copy of it for the enables, its payload)
         ``LOAD_LATENCY - 2`` cycles later: its address, data and each bank's write enable are
-        registered beside the counters that walk the banks, registered ``INPUT_MID_STAGES`` times
-        more with no enable (stages the placer may put anywhere between the host's port and the
-        banks; the last two a tree of copies), then again per bank (``rtl.replica``), so that
-        no register feeds every memory (a 12x12 ``gemm_os``: one data register fed 108 DP16KD
-        blocks, 11-16 ns of routing). Returns ``(written, written_slot)``: the last beat of the
-        problem loaded into ``written_slot`` is in its memory."""
+        registered beside the counters that walk the banks, then ``INPUT_MID_STAGES`` times with
+        no enable (the last two a tree of copies; a lane that writes one bank, a line to it: in
+        the tree, B's data was 12x12 gemm_os's critical path, 4.8 ns of routing), then per bank
+        (``rtl.replica``), so that no register feeds every memory (12x12 ``gemm_os``: one data
+        register fed 108 DP16KD blocks, 11-16 ns of routing). Returns ``(written,
+        written_slot)``: the last beat of the problem loaded into ``written_slot`` is in its
+        memory."""
         f, bits = self._f, self.tensor.dtype.bits
         landed, landed_en, land = beat
         ld_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
@@ -198,21 +199,34 @@ class InputBuffer(wiring.Component):
         w_slot = Signal.like(wr_slot.value, name="w_slot")
         m.d.sync += [w_last.eq(landed & walk.last), w_slot.eq(wr_slot.value),
                      w_addr.eq(ld_addr), w_data.eq(land)]
-        # The stages with no enable, the last two a tree whose copies each feed a few neighbouring
-        # banks (``write_copies``), then the copies per bank: the last beat is written when its
-        # copy is.
+        # The stages with no enable: a lane group that always writes the same bank (``B`` of
+        # a ``gemm_os``: lane ``q`` -> bank ``q``) takes a line of its own to that bank; the
+        # address and the other lane groups take a tree whose last copies each feed a few
+        # neighbouring banks (``write_copies``). Then the copies per bank: the last beat is
+        # written when its copy is.
         # One bank needs no copies (and no primitive flip-flops). A memory of DP16KD blocks
         # makes its own, one beside each block (``block_ram``: its write port is ahead).
         target = self._target if len(mems) > 1 else "generic"
-        mid = later(m, Cat(w_addr, w_data), INPUT_MID_STAGES - 2, "w_mid")
+        lane_bits = f * bits
+        lanes = [w_data[q * lane_bits:(q + 1) * lane_bits] for q in range(self.lanes // f)]
+        own = {q: next(iter(walk.banks(q))) for q in range(len(lanes))
+               if len(walk.banks(q)) == 1}
+        shared = [q for q in range(len(lanes)) if q not in own]
+        mid = later(m, Cat(w_addr, *(lanes[q] for q in shared)), INPUT_MID_STAGES - 2, "w_mid")
         fan = copies_ahead(m, mid, write_copies(len(mems)), "w_fan", target, reset=False)
+        lines = {q: later(m, lanes[q], INPUT_MID_STAGES, f"w_lane{q}") for q in own}
         written = later(m, w_last, INPUT_MID_STAGES + 1, "written")
         written_slot = later(m, w_slot, INPUT_MID_STAGES + 1, "written_slot")
-        copy = []
+        ports = {}
         for b, mem in enumerate(mems):
-            addr_data = fan[b // BANKS_PER_WRITE_COPY]
-            copy.append(addr_data if isinstance(mem, DP16KDMemory) else
-                        copies(m, addr_data, 1, f"w_bank{b}", target, reset=False)[0])
+            tree = fan[b // BANKS_PER_WRITE_COPY]
+            data = {q: tree[len(w_addr):].word_select(k, lane_bits) for k, q in enumerate(shared)}
+            data |= {q: lines[q] for q, bank in own.items() if bank == b}
+            addr_data = Cat(tree[:len(w_addr)], *data.values())
+            if not isinstance(mem, DP16KDMemory):
+                addr_data = copies(m, addr_data, 1, f"w_bank{b}", target, reset=False)[0]
+            ports[b] = addr_data[:len(w_addr)], {
+                q: addr_data[len(w_addr):].word_select(k, lane_bits) for k, q in enumerate(data)}
         # Lane group q's beat writes a word of the bank it falls in, one of ``walk.banks(q)``
         # (only those get a write port from it), under its enable (``_enables``), copied per
         # bank like the address and data.
@@ -221,10 +235,9 @@ class InputBuffer(wiring.Component):
             mem = mems[b]
             if not isinstance(mem, DP16KDMemory):
                 en = copies(m, en, 1, f"w_en{q}_{b}_k", target)[0]
-            addr, data = copy[b][:len(w_addr)], copy[b][len(w_addr):]
+            addr, data = ports[b]
             wp = mem.write_port()
-            m.d.comb += [wp.addr.eq(addr), wp.data.eq(data[q * f * bits:(q + 1) * f * bits]),
-                         wp.en.eq(en)]
+            m.d.comb += [wp.addr.eq(addr), wp.data.eq(data[q]), wp.en.eq(en)]
         return written, written_slot
 
     def _enables(self, m, walk, landed_en, banks, target):

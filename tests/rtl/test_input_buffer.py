@@ -1,8 +1,11 @@
 # amaranth: UnusedElaboratable=no
 """The input buffer in Amaranth's simulator: banks by layout, lanes, slots. (The first line
 tells Amaranth that a buffer rejected by its constructor was never meant to be elaborated.)"""
+import re
+
 import numpy as np
 import pytest
+from amaranth.back import verilog
 
 from hwgen import HwgenError
 from hwgen.host import Source, pack
@@ -91,3 +94,18 @@ def test_input_buffer_double_buffers_and_banks_by_layout(layout, grid, lanes, ah
     for data, got in zip((first, second), seen):
         for (i, k), v in np.ndenumerate(data):
             assert got[(b.bank((i, k)), b.address((i, k)))] == v
+
+
+@pytest.mark.parametrize("lanes,tree_bits", [(6, 3), (2, 3 + 16)])
+def test_a_lane_group_that_writes_one_bank_takes_a_line_of_its_own_not_the_tree(lanes,
+                                                                                 tree_bits):
+    # Six lanes over three banks of columns: lane group q (two elements) always writes bank q,
+    # so only the 3-bit address travels in the tree of copies. Two lanes: each reaches every
+    # bank, so their 16 bits travel in it too.
+    t = Tensor("B", int8[4, 6] @ [R, S(1)])
+    b = padded(t, banking(t, (1, 3)), lanes)
+    text = verilog.convert(InputBuffer(t, b, readers=[0, 1, 2], lanes=lanes))
+    width = {name: int(hi) + 1 for hi, name in
+             re.findall(r"(?:reg|wire) \[(\d+):0\] (w_addr|w_fan_d)\b", text)}
+    assert width == {"w_addr": 3, "w_fan_d": tree_bits}
+    assert bool(re.search(r"\bw_lane2\b", text)) == (lanes == 6)
