@@ -139,14 +139,13 @@ class DP16KDMemory(Elaboratable):
                     copy = Signal(len(raddr), reset_less=True, name=f"raddr{r}_{c}{tag}")
                     kept(m, copy, raddr, rd.en, "ecp5")
                     raddr = copy
-                w_en, w = row_we, Cat(wa[:low], self._slots(wd[lo:hi]))
+                w_en, w, a = row_we, Cat(wa[:low], wd[lo:hi]), len(wa[:low])
                 if self.write_ahead:        # this block's copy of the write (enable 0 in reset)
                     w_en = copies(m, w_en, 1, f"we{r}_{c}{tag}", "ecp5")[0]
                     w = copies(m, w, 1, f"w{r}_{c}{tag}", "ecp5", reset=False)[0]
                 q = Signal(self.element if self.narrow else hi - lo, name=f"q{r}_{c}{tag}")
                 m.submodules[f"ram{r}_{c}{tag}"] = self._block(
-                    bits, self.narrow, w[:len(wa[:low])], w[len(wa[:low]):], w_en, raddr, rd.en,
-                    q)
+                    bits, self.narrow, w[:a], self._slots(w[a:]), w_en, raddr, rd.en, q)
                 if self.narrow:
                     m.d.comb += out.word_select(c, self.element).eq(q)
                 else:
@@ -163,7 +162,7 @@ class DP16KDMemory(Elaboratable):
 
     def _slots(self, data):
         """A column's elements as its blocks take them: in a ``narrow`` block, each in a 9-bit
-        slot (the read's width)."""
+        slot (the read's width), padded after the write's copy (no flip-flop holds a 0)."""
         if not self.narrow:
             return data
         n = len(data) // self.element

@@ -209,8 +209,8 @@ class InputBuffer(wiring.Component):
         target = self._target if len(mems) > 1 else "generic"
         lane_bits = f * bits
         lanes = [w_data[q * lane_bits:(q + 1) * lane_bits] for q in range(self.lanes // f)]
-        own = {q: next(iter(walk.banks(q))) for q in range(len(lanes))
-               if len(walk.banks(q)) == 1}
+        reached = [walk.banks(q) for q in range(len(lanes))]
+        own = {q: min(banks) for q, banks in enumerate(reached) if len(banks) == 1}
         shared = [q for q in range(len(lanes)) if q not in own]
         mid = later(m, Cat(w_addr, *(lanes[q] for q in shared)), INPUT_MID_STAGES - 2, "w_mid")
         fan = copies_ahead(m, mid, write_copies(len(mems)), "w_fan", target, reset=False)

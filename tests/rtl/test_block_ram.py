@@ -182,4 +182,7 @@ def test_a_word_of_elements_keeps_each_element_in_one_group_of_blocks():
     text = verilog.convert(Ram(128, 16, True, element=8, ahead=True), name="r", emit_src=False)
     # A copy of the read address (4 bits) and element (2) beside each block.
     assert text.count("DP16KD #") == 4 and text.count("FD1P3AX ") == 4 * 6
+    # A copy of the write beside each block: its address (4 bits) and four int8, not the 0s
+    # that pad them to 9-bit slots.
+    assert text.count("FD1S3AX ") == 4 * (4 + 32) and text.count("FD1S3IX ") == 4
     assert text.count(".DATA_WIDTH_A(32'd36)") == 4 and text.count(".DATA_WIDTH_B(32'd9)") == 4
