@@ -63,7 +63,7 @@ PROOFS = [
           "output_buffers", "bmc", 0, ("gemv_cooperative", {"P": 2, "M": 2, "K": 2})),
     Proof("gemm_os_folded_shared_rows", "gemm_os 1x4 folded onto 1x2, the row of C's banks "
           "in one memory (schedule.shared_rows): the same, one writer of a row at a time",
-          "output_buffers", "bmc", 0, ("gemm_os", {"M": 1, "N": 4, "K": 10}, (1, 2))),
+          "output_buffers", "bmc", 0, ("gemm_os", {"M": 1, "N": 4, "K": 12}, (1, 2))),
     Proof("gemm_os_2x2_ports", "gemm_os 2x2 top under any host: outputs hold valid and "
           "payload until taken", "top_ports", "prove", 0, GEMM_2X2),
     Proof("gemv_fifo_ports", "gemv_cooperative top with FIFO links under any host: outputs "

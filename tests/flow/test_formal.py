@@ -97,3 +97,11 @@ def test_cli_lists_runs_and_rejects_unknown_proofs(tmp_path, capsys):
     runs = json.loads((tmp_path / "formal.json").read_text())
     assert [(r["proof"], r["fault"], r["passed"]) for r in runs] == [
         ("fifo_link", False, True), ("fifo_link", True, False)]
+
+
+def test_the_shared_rows_proof_holds_two_slots():
+    # Its K is chosen for two slots: at K=10 the schedule gives three, and the bounded check,
+    # two more cycles deep, took yices 24 minutes instead of 2.
+    proof = next(p for p in PROOFS if p.name == "gemm_os_folded_shared_rows")
+    p = plan(_graph(proof), lanes=proof.lanes)
+    assert p.slots == 2 and p.shared_rows == {"C"}
