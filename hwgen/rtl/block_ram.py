@@ -125,6 +125,7 @@ class DP16KDMemory(Elaboratable):
         each with its copy of the read address."""
         wa, wd, we = write
         bits, low = self.bits, ceil_log2(self.rows_depth)
+        a = len(wa[:low])                   # the write address bits a block takes
         rows, spans = -(-self.depth // self.rows_depth), self._spans()
         tag = f"_rd{k}" if k else ""
         outs = []
@@ -139,7 +140,7 @@ class DP16KDMemory(Elaboratable):
                     copy = Signal(len(raddr), reset_less=True, name=f"raddr{r}_{c}{tag}")
                     kept(m, copy, raddr, rd.en, "ecp5")
                     raddr = copy
-                w_en, w, a = row_we, Cat(wa[:low], wd[lo:hi]), len(wa[:low])
+                w_en, w = row_we, Cat(wa[:low], wd[lo:hi])
                 if self.write_ahead:        # this block's copy of the write (enable 0 in reset)
                     w_en = copies(m, w_en, 1, f"we{r}_{c}{tag}", "ecp5")[0]
                     w = copies(m, w, 1, f"w{r}_{c}{tag}", "ecp5", reset=False)[0]
