@@ -17,7 +17,8 @@ from ..rtl.output_chain import OutputChain, chain_lead
 from ..rtl.replica import later
 from ..rtl.signatures import shape_of
 from ..schedule import plan
-from ..schedule.host_timing import DRAIN_LATENCY, beats, chained, drain_latency, slot_bits
+from ..schedule.host_timing import (DRAIN_LATENCY, beats, chained, drain_latency, row_length,
+                                    slot_bits)
 from .properties import after_reset, previous, stable_until_taken
 from .properties_buffers import advance, bank_ports, chosen, element, free_inputs, state
 
@@ -171,16 +172,18 @@ def _banks_invariants(m, live, buf, inside, t, counters):
 
 def _chain_invariants(m, live, buf, inside, t, counters):
     """Where an ``OutputChain`` keeps what the harness counts: problems in flight, the beat
-    being sent, and the tracked element once its problem is in the chain (``lanes`` places
-    further down per beat sent)."""
+    being sent, and the tracked element once its problem is in the chain (a row further up
+    per row sent; in the head row, ``lanes`` places further down per beat sent)."""
     running, pending, beat = counters
+    row = row_length(buf.banking.banks, buf.tensor.shape)
+    per_row, moved = row // buf.lanes, beat // (row // buf.lanes)
     busy, sent = inside["busy"], inside["sent"]
     chain = [inside[f"chain{b}"] for b in range(buf.banking.banks)]
     with m.If(live):
         m.d.comb += [Assert(inside["in_flight"] == running), Assert(~busy | (pending != 0)),
                      Assert(beat == Mux(busy, sent, 0))]
         with m.If(t.tracked & t.written & t.closed & (t.ahead == 0) & busy):
-            at = t.bank - beat * buf.lanes
+            at = t.bank - moved * row - Mux(t.bank // row == moved, beat % per_row * buf.lanes, 0)
             m.d.comb += Assert(Cat(*[(at == k) & (reg.as_unsigned() == t.value)
                                      for k, reg in enumerate(chain)]).any() | (t.beat < beat))
 

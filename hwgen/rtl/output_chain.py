@@ -1,7 +1,8 @@
 """Output buffer for one element per bank (the output-stationary case): the banks are
-registers, and a second set of registers forms a shift chain in row-major order. A finished
-problem moves into the chain in one cycle and drains, ``lanes`` elements per beat, while the
-next problem computes.
+registers, and a second set of registers forms a chain: its head row shifts ``lanes`` elements
+per beat towards the host port, and each row moves up one when the head row is sent. A finished
+problem moves into the chain in one cycle and drains, row by row, while the next problem
+computes.
 
 Every chain register's enable and select come straight from flip-flops: the chain decides
 ``lead`` cycles ahead whether it loads and shifts, from ``ready_ahead``, the value the host's
@@ -22,10 +23,10 @@ of routing; ``lead = 3``, one register dragged from the decision towards the fir
 4.2 ns of routing into it)."""
 from types import SimpleNamespace
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib.wiring import In, Out
 
-from ..schedule.host_timing import copy_groups
+from ..schedule.host_timing import copy_groups, row_length
 from .controller import FINISH_AHEAD
 from .group import announces_finish
 from .output_buffer import OutputBuffer
@@ -63,6 +64,7 @@ class OutputChain(OutputBuffer):
             ({"valid_ahead": Out(2)} if lead > 2 else {})
         super().__init__(tensor, banking, writers, lanes, slots, members)
         self._target, self.lead = target, lead
+        self._row = row_length(self.banking.banks, tensor.shape)
 
     def elaborate(self, platform):
         m = Module()
@@ -106,32 +108,41 @@ class OutputChain(OutputBuffer):
                      space.eq(self.space_next)]
         if ahead > 1:
             m.d.comb += self.valid_ahead.eq(Cat(busy_next, busy_ahead2))
-        self._steer(m, banks, chain, fsm.load_next, fsm.load_next | fsm.take_next)
+        self._steer(m, banks, chain, fsm)
         return m
 
     def _decide(self, m, commit, suffix):
         """The state machine that decides what the chain does, fed ``commit`` and
         ``ready_ahead`` (``lead - 1`` cycles ahead of the chain): the banks hold a problem that
         waits (``full``), the chain holds one being sent (``busy``), the beat being sent
-        (``sent``; ``final``: it is the last); ``load_next`` and ``take_next``: the chain loads,
-        and a beat leaves, ``lead`` cycles later."""
-        names = "full busy load take final full_next busy_next load_next take_next".split()
+        (``sent``; ``final``: it is the last; ``row_final``: the last of its row); ``load_next``,
+        ``take_next`` and ``row_next``: the chain loads, a beat leaves, and the chain moves up
+        a row (it loads, or a row's last beat leaves), ``lead`` cycles later."""
+        names = ("full busy load take final row_final full_next busy_next load_next take_next "
+                 "row_final_next row_next").split()
         s = SimpleNamespace(**{k: Signal(name=k + suffix) for k in names})
-        beats = self.banking.banks // self.lanes
+        beats, per_row = self.banking.banks // self.lanes, self._row // self.lanes
         s.sent = Signal(range(beats + 1), name="sent" + suffix)
+        in_row = Signal(range(per_row), name="in_row" + suffix)
         m.d.comb += [# A problem may commit in the cycle the previous one moves into the chain.
                      s.full_next.eq(commit | (s.full & ~s.load)),
                      s.busy_next.eq(s.load | (s.busy & ~(s.take & s.final))),
                      s.load_next.eq(s.full_next & ~s.busy_next),
-                     s.take_next.eq(s.busy_next & self.ready_ahead)]
+                     s.take_next.eq(s.busy_next & self.ready_ahead),
+                     s.row_next.eq(s.load_next | (s.take_next & s.row_final_next))]
         # ``load`` (``full & ~busy``), ``take`` (``host.valid & host.ready``) and the chain's
         # enable ``shift`` (``load | take``) are registers computed from the next state.
         m.d.sync += [s.full.eq(s.full_next), s.busy.eq(s.busy_next),
-                     s.load.eq(s.load_next), s.take.eq(s.take_next)]
+                     s.load.eq(s.load_next), s.take.eq(s.take_next),
+                     s.row_final.eq(s.row_final_next)]
+        m.d.comb += s.row_final_next.eq(s.row_final)
         with m.If(s.load):
-            m.d.sync += [s.sent.eq(0), s.final.eq(beats == 1)]
+            m.d.sync += [s.sent.eq(0), s.final.eq(beats == 1), in_row.eq(0)]
+            m.d.comb += s.row_final_next.eq(per_row == 1)
         with m.Elif(s.take):
-            m.d.sync += [s.sent.eq(s.sent + 1), s.final.eq(s.sent == beats - 2)]
+            m.d.sync += [s.sent.eq(s.sent + 1), s.final.eq(s.sent == beats - 2),
+                         in_row.eq(Mux(s.row_final, 0, in_row + 1))]
+            m.d.comb += s.row_final_next.eq((per_row == 1) | (in_row == per_row - 2))
         return s
 
     def _copies(self, m, decided, count, name):
@@ -150,18 +161,26 @@ class OutputChain(OutputBuffer):
             with m.If(port.en):
                 m.d.sync += banks[b].eq(port.data)
 
-    def _steer(self, m, banks, chain, load_next, shift_next):
-        """The chain: it loads the banks or shifts by ``lanes``, under copies of the load and
-        shift decisions ``lead`` cycles later, one per group of chain registers
-        (``copy_groups``)."""
-        n, lanes = len(chain), self.lanes
+    def _steer(self, m, banks, chain, fsm):
+        """The chain: it loads the banks; its head row shifts by ``lanes`` towards the host
+        port, and every row takes the row below it when the head row's last beat leaves. No
+        register takes one from the far end of another row: a single row-major chain takes the
+        head of row ``r + 1`` into the tail of row ``r``, across the array (12x12 ``gemm_os``:
+        4.6 ns of routing, its critical path). The load and move decisions arrive through
+        copies ``lead`` cycles later, one per group of chain registers (``copy_groups``)."""
+        n, lanes, row = len(chain), self.lanes, self._row
         group = copy_groups(n, self.tensor.shape, len(chain[0]))
-        loads = self._copies(m, load_next, group[-1] + 1, "load")
-        shifts = self._copies(m, shift_next, group[-1] + 1, "shift")
+        loads = self._copies(m, fsm.load_next, group[-1] + 1, "load")
+        shifts = self._copies(m, fsm.load_next | fsm.take_next, group[row - 1] + 1, "shift")
+        rows = self._copies(m, fsm.row_next, group[-1] + 1, "row") if n > row else None
         for b in range(n):
-            with m.If(shifts[group[b]]):
-                with m.If(loads[group[b]]):
+            g, head = group[b], b < row
+            with m.If(shifts[g] if head else rows[g]):
+                with m.If(loads[g]):
                     m.d.sync += chain[b].eq(banks[b])
-                if b + lanes < n:
+                if b + row < n:
+                    with m.Elif(rows[g]) if head else m.Else():
+                        m.d.sync += chain[b].eq(chain[b + row])
+                if head and b + lanes < row:
                     with m.Else():
                         m.d.sync += chain[b].eq(chain[b + lanes])

@@ -86,6 +86,12 @@ def chained(banking):
     return banking.depth == 1
 
 
+def row_length(banks, shape):
+    """The banks in a row of the tensor (of ``shape``, one element per bank in row-major
+    order), or all ``banks`` when they do not hold one element each."""
+    return shape[-1] if shape and math.prod(shape) == banks else banks
+
+
 def copy_groups(banks, shape, width):
     """The copy of the load and shift decisions each of ``banks`` chain registers of ``width``
     bits takes: one copy per ``LOADS_PER_COPY`` chain bits, and none shared between two rows
@@ -93,7 +99,7 @@ def copy_groups(banks, shape, width):
     the next row's first PE sit at opposite ends of the array: a 12x13 ``gemm_os`` with copies
     shared across rows had one copy's route cross the die (5.4 ns), its critical path."""
     per_copy = max(1, LOADS_PER_COPY // width)
-    row = shape[-1] if shape and math.prod(shape) == banks else banks
+    row = row_length(banks, shape)
     per_row = -(-row // per_copy)
     return [b // row * per_row + b % row // per_copy for b in range(banks)]
 

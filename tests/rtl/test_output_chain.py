@@ -12,14 +12,17 @@ from tests.rtl.buffers import drain_pattern, run
 
 @pytest.mark.parametrize("lanes,lead,shape", [(1, 1, (2, 2)), (2, 1, (2, 2)), (1, 2, (2, 2)),
                                               (2, 3, (2, 2)), (1, 3, (2, 2)), (1, 3, (3, 3)),
-                                              (3, 1, (3, 3))])
+                                              (3, 1, (3, 3)), (2, 3, (3, 4)), (1, 1, (2, 5)),
+                                              (1, 2, (3, 5)), (4, 3, (1, 4)), (2, 1, (4, 2))])
 def test_chained_output_drains_while_the_next_problem_is_written(lanes, lead, shape):
     """(3, 3): rows of an odd length, each with copies of the decisions of its own
-    (``host_timing.copy_groups``)."""
+    (``host_timing.copy_groups``); (3, 4), (2, 5), (3, 5): rows of several beats, the head row
+    shifting beat by beat and every row moving up at a row's end; (1, 4): a single row."""
     n = shape[0] * shape[1]
     t = Tensor("C", int32[shape] @ [S(0), S(1)])
     dut = OutputChain(t, banking(t, shape), writers=range(n), lanes=lanes, lead=lead)
-    problems = [[-5, 7, 100000, -1, 9, -9, 0, 3, 2][:n], list(range(1, n + 1))]
+    problems = [[-5, 7, 100000, -1, 9, -9, 0, 3, 2, -77, 12, 65535, -4096, 31, 8][:n],
+                list(range(1, n + 1))]
     got = []
 
     async def write(ctx, values):
