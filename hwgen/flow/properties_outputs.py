@@ -176,7 +176,8 @@ def _chain_invariants(m, live, buf, inside, t, counters):
     per row sent; in the head row, ``lanes`` places further down per beat sent)."""
     running, pending, beat = counters
     row = row_length(buf.banking.banks, buf.tensor.shape)
-    per_row, moved = row // buf.lanes, beat // (row // buf.lanes)
+    per_row = row // buf.lanes
+    moved = beat // per_row                         # rows sent
     busy, sent = inside["busy"], inside["sent"]
     chain = [inside[f"chain{b}"] for b in range(buf.banking.banks)]
     with m.If(live):
