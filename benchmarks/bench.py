@@ -76,11 +76,11 @@ def _build(kind, shape, K, work):
 def _timing(kind, shape, K, seeds, out):
     """Synthesize once, place and route per seed. Runs in a worker process."""
     from hwgen.flow.pnr import timing
-    key = _key(kind, shape)
+    t0, key = time.time(), _key(kind, shape)
     work = os.path.join(out, key)
     info, _, facts = _build(kind, shape, K, work)
     return "timing", key, {**timing(work, info["verilog"], info["top"], DEVICE, seeds=seeds),
-                           **facts}
+                           **facts, "seconds": round(time.time() - t0)}
 
 
 def _simulate(kind, shape, K, out):
@@ -88,7 +88,7 @@ def _simulate(kind, shape, K, out):
     steady-state cycles per problem. Runs in a worker process."""
     import designs
     from hwgen.flow.simulate import run_manifest
-    key = _key(kind, shape)
+    t0, key = time.time(), _key(kind, shape)
     work = os.path.join(out, f"{key}_sim")
     if kind == "ref":       # the same problems as gemm_os; its graph only gives the vectors
         graph, facts = designs.load_design(designs.GEMM, dict(zip("MNK", (*shape, K)))), {}
@@ -106,7 +106,8 @@ def _simulate(kind, shape, K, out):
         steady, expected = (r["cycles"] or [None])[-1], info["expected_cycles"]
     return "sim", key, {"pass": r["pass"] and not result["failed"], "cycles": steady,
                         "expected": expected, "first": (r["cycles"] or [None])[0],
-                        "first_expected": info["expected_cycles"], **facts}
+                        "first_expected": info["expected_cycles"], **facts,
+                        "seconds": round(time.time() - t0)}
 
 
 def _ice40(out, K):
@@ -128,7 +129,7 @@ def _ice40(out, K):
 
 
 def _jobs(arrays, seeds, out, kfactor, ice40, extra):
-    """Every run as (function, *arguments), the single-MAC limit first."""
+    """Every run as (function, *arguments), the longest first (see `_cost`)."""
     jobs = [(_timing, "limit", None, 0, seeds, out)]
     for shape in arrays:
         K = kfactor * shape[0]
@@ -138,7 +139,21 @@ def _jobs(arrays, seeds, out, kfactor, ice40, extra):
         jobs += [(_simulate, kind, None, 0, out), (_timing, kind, None, 0, seeds, out)]
     if ice40:
         jobs.append((_ice40, out, 16))
-    return jobs
+    return sorted(jobs, key=_cost, reverse=True)
+
+
+def _cost(job):
+    """A run's rough length, to start the longest first: a long run started last keeps one
+    core busy alone at the end. Place and route grows with the PEs and the seeds, and the
+    hand-written array routes about three times slower per PE than gemm_os; a simulation is
+    mostly Verilator's compile."""
+    if job[0] is _ice40:
+        return 20
+    kind, shape = job[1], job[2]
+    pes = shape[0] * shape[1] if shape else {"limit": 1, "conv2d": 24, "dse": 64}[kind]
+    if job[0] is _simulate:
+        return 1 + pes / 64
+    return len(job[4]) * pes * (3 if kind == "ref" else 1) / 16
 
 
 def _collect(results, job, fut):
@@ -159,7 +174,8 @@ def _collect(results, job, fut):
 
 def run(arrays, seeds, out, jobs, ice40, kfactor, extra=True):
     """Every simulation and place-and-route on a pool of ``jobs`` processes: the raw results
-    {"sim": {key: ...}, "timing": {key: ...}, "ice40": ...}."""
+    {"sim": {key: ...}, "timing": {key: ...}, "ice40": ...}, also written to partial.json as
+    each run finishes, so that a stopped benchmark keeps what it measured."""
     from tqdm import tqdm
     os.makedirs(out, exist_ok=True)
     results = {"sim": {}, "timing": {}, "ice40": None}
@@ -168,6 +184,8 @@ def run(arrays, seeds, out, jobs, ice40, kfactor, extra=True):
                                                          extra)}
         for fut in tqdm(as_completed(futs), total=len(futs), desc="bench", unit="run"):
             _collect(results, futs[fut], fut)
+            with open(os.path.join(out, "partial.json"), "w") as f:   # kept if stopped
+                json.dump(results, f, indent=1)
     return results
 
 

@@ -42,6 +42,7 @@ def test_bench_smoke(tmp_path):
     text = (tmp_path / "results.md").read_text()
     assert "Summary:" in text and "2x2 generated: critical path" in text
     assert "Other generated designs" not in text
+    assert json.loads((tmp_path / "partial.json").read_text()) == data["raw"]
     for name in ("results.md", "fmax.png", "lut_per_pe.png"):
         assert (tmp_path / name).stat().st_size > 100
 
@@ -65,6 +66,18 @@ def test_bench_arguments(capsys):
     with pytest.raises(SystemExit) as e:
         bench.parse_args(["--arrays", "4x4", "13x13"])
     assert e.value.code == 2 and "R*C <= 156" in capsys.readouterr().err
+
+
+def test_bench_schedule():
+    """Runs start longest first: the hand-written largest array's place and route, then the
+    generated one's; the single MAC last."""
+    bench = _bench_module()
+    jobs = bench._jobs([(4, 4), (12, 13)], [1, 2, 3], "out", 8, ice40=True, extra=True)
+    names = [(job[0].__name__, job[1], job[2] if job[0] is not bench._ice40 else None)
+             for job in jobs]
+    assert names[:2] == [("_timing", "ref", (12, 13)), ("_timing", "gen", (12, 13))]
+    assert names[-1] == ("_timing", "limit", None)      # one MAC: the shortest run
+    assert len(jobs) == 1 + 2 * 2 * 2 + 2 * 2 + 1
 
 
 def _fake_results(limit, fmax, extra=True):
