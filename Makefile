@@ -121,7 +121,7 @@ layers: setup
 
 # Generated vs hand-written vs device limit on ECP5-85k (4x4, 8x8, 12x12, 12x13; 3 seeds),
 # conv2d_systolic and a dataflow-exploration point against the limit, and the largest array on
-# the iCE40 UP5K; results in build/bench/. Over two hours on 2 cores with one seed
+# the iCE40 UP5K; results in build/bench/. 2 h 15 min on 2 cores with one seed
 # (BENCH_ARGS="--seeds 1"); the default three seeds place and route every design three times.
 bench: setup
 	$(PY) benchmarks/dse_speed.py
