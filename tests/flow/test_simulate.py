@@ -125,3 +125,26 @@ def test_a_tiled_design_takes_whole_tensors_and_runs_a_problem_per_tile(tmp_path
     run = result["tests"]["no_stall"]
     assert run["problems"] == 8 and run["cycles"][0] == result["design"]["expected_cycles"]
     assert run["intervals"] == [result["design"]["interval_cycles"]] * 7, text
+
+
+@pytest.mark.parametrize("sim,binary", [("icarus", "sim.vvp"), ("verilator", "producer_consumer")])
+def test_a_build_is_reused_only_while_its_verilog_is_the_same(tmp_path, sim, binary):
+    """A second run on the same Verilog skips the simulator build; other Verilog in the same
+    folder is built anew (and tested against its own golden outputs)."""
+    binary = tmp_path / f"sim_build_{sim}" / binary
+    times = []
+    for n in (3, 3, 4):
+        graph = load_design(example("producer_consumer"), {"N": n})
+        result = simulate(graph, tmp_path, sim=sim, problems=2)
+        assert result["failed"] == 0 and result["total"] == 2, "\n".join(summary(result))
+        times.append(binary.stat().st_mtime_ns)
+    assert times[0] == times[1] < times[2]
+
+
+def test_verilator_compiles_its_model_for_one_run():
+    import os
+    from hwgen.flow.simulate import VERILATOR_CXX_OPT, setup_verilator
+    setup_verilator()
+    flags = os.environ["MAKEFLAGS"].split()
+    assert {f"{v}={VERILATOR_CXX_OPT}" for v in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL")} <= \
+        set(flags) and "CFG_CXXFLAGS_PCH_I=-include" in flags
