@@ -13,7 +13,6 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -146,47 +145,58 @@ def _cost(job):
     """A run's rough length, to start the longest first: a long run started last keeps one
     core busy alone at the end. Place and route grows with the PEs and the seeds, and the
     hand-written array routes about three times slower per PE than gemm_os; a simulation is
-    mostly Verilator's compile, which takes about twice one gemm_os place and route (at 12x12
-    on 2 cores: 21 min against 7 for one seed, and 25 for the hand-written array)."""
+    mostly Verilator's compile, about a third of one gemm_os place and route."""
     if job[0] is _ice40:
         return 20
     kind, shape = job[1], job[2]
     pes = shape[0] * shape[1] if shape else {"limit": 1, "conv2d": 24, "dse": 64}[kind]
     if job[0] is _simulate:
-        return 1 + pes / 8
+        return 1 + pes / 96
     return len(job[4]) * pes * (3 if kind == "ref" else 1) / 16
 
 
-def _collect(results, job, fut):
+def run_job(job):
+    """One run, ``(function, *arguments)``, in a worker: a pool process or a Dask worker,
+    which finds this folder's modules (``designs``, ``reference``) on its path."""
+    for path in (HERE, ROOT):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    return job[0](*job[1:])
+
+
+def _collect(results, job, result):
     """File one finished run in ``results``. A failing other generated design is recorded as
     an error (its row shows it) rather than losing the whole benchmark."""
-    try:
-        section, key, data = fut.result()
-    except Exception as e:
+    if isinstance(result, dict) and "error" in result:
         if job[1] not in EXTRA:
-            raise
-        section = "sim" if job[0] is _simulate else "timing"
-        key, data = job[1], {"error": f"{type(e).__name__}: {(str(e) or '?').splitlines()[0]}"}
+            raise SystemExit(f"bench: {job[0].__name__[1:]} of {job[1]} "
+                             f"{label(job[2]) if job[2] else ''} failed: {result['error']}")
+        section, key, data = "sim" if job[0] is _simulate else "timing", job[1], result
+    else:
+        section, key, data = result
     if section == "ice40":
         results["ice40"] = data
     else:
         results[section][key] = data
 
 
-def run(arrays, seeds, out, jobs, ice40, kfactor, extra=True):
-    """Every simulation and place-and-route on a pool of ``jobs`` processes: the raw results
+def run(arrays, seeds, out, jobs, ice40, kfactor, extra=True, cluster=None):
+    """Every simulation and place-and-route through ``hwgen.flow.executor.map_jobs``: a pool
+    of ``jobs`` processes, or the Dask scheduler at ``cluster``. Returns the raw results
     {"sim": {key: ...}, "timing": {key: ...}, "ice40": ...}, also written to partial.json as
     each run finishes, so that a stopped benchmark keeps what it measured."""
-    from tqdm import tqdm
+    from hwgen.flow.executor import map_jobs
     os.makedirs(out, exist_ok=True)
     results = {"sim": {}, "timing": {}, "ice40": None}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futs = {pool.submit(*job): job for job in _jobs(arrays, seeds, out, kfactor, ice40,
-                                                         extra)}
-        for fut in tqdm(as_completed(futs), total=len(futs), desc="bench", unit="run"):
-            _collect(results, futs[fut], fut)
-            with open(os.path.join(out, "partial.json"), "w") as f:   # kept if stopped
-                json.dump(results, f, indent=1)
+    todo = _jobs(arrays, seeds, out, kfactor, ice40, extra)
+
+    def keep(n, result):
+        _collect(results, todo[n], result)
+        with open(os.path.join(out, "partial.json"), "w") as f:   # kept if stopped
+            json.dump(results, f, indent=1)
+
+    map_jobs(run_job, todo, cluster=cluster, workers=jobs, retries=1, desc="bench",
+             on_result=keep)
     return results
 
 
@@ -419,7 +429,9 @@ def parse_args(argv=None):
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3], help="nextpnr seeds")
     p.add_argument("--kfactor", type=int, default=8, help="K = kfactor x R (default 8)")
     p.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
-    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--jobs", type=int, default=2, help="local worker processes (default 2)")
+    p.add_argument("--cluster", metavar="tcp://host:8786",
+                   help="run on this Dask scheduler instead (its workers need hwgen installed)")
     p.add_argument("--no-ice40", action="store_true", help="skip the iCE40 UP5K run")
     p.add_argument("--no-extra", action="store_true",
                    help="skip the other generated designs (conv2d_systolic, dse point)")
@@ -427,6 +439,11 @@ def parse_args(argv=None):
     args.arrays = list(dict.fromkeys(args.arrays))      # each array once, in the given order
     if args.kfactor < 1:
         p.error("kfactor must be a positive integer, e.g. --kfactor 8")
+    if args.jobs < 1:
+        p.error("jobs must be 1 or more worker processes, e.g. --jobs 2")
+    if args.cluster and "://" not in args.cluster:
+        p.error(f"a cluster is a Dask scheduler address such as tcp://host:8786, not "
+                f"{args.cluster!r}")
     return args
 
 
@@ -435,7 +452,7 @@ def main(argv=None):
     args = parse_args(argv)
     t0 = time.time()
     results = run(args.arrays, args.seeds, args.out, args.jobs, not args.no_ice40,
-                  args.kfactor, extra=not args.no_extra)
+                  args.kfactor, extra=not args.no_extra, cluster=args.cluster)
     table, limit = rows(results, args.arrays, args.kfactor)
     extra, summ = extra_rows(results, limit), summary(table, limit)
     text = markdown(table, limit, results, args.seeds, extra, summ)

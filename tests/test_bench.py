@@ -23,12 +23,27 @@ def _bench_module():
     return module
 
 
+@pytest.fixture
+def workers(request):
+    """Where the bench runs: ``--jobs 1`` (a local pool), or a Dask ``LocalCluster`` of two
+    worker processes (``--cluster``)."""
+    if request.param == "pool":
+        yield ["--jobs", "1"]
+        return
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        yield ["--cluster", cluster.scheduler_address]
+
+
 @pytest.mark.pnr
-def test_bench_smoke(tmp_path):
+@pytest.mark.parametrize("workers", [pytest.param("pool", marks=pytest.mark.slow), "dask"],
+                         indirect=True)
+def test_bench_smoke(tmp_path, workers):
     """One 2x2 array end to end: generated and reference pass in simulation, are placed
     and routed, and the summary, tables and plots are written."""
     proc = subprocess.run([sys.executable, BENCH, "--arrays", "2x2", "--seeds", "1",
-                           "--kfactor", "2", "--no-ice40", "--no-extra", "--jobs", "1",
+                           "--kfactor", "2", "--no-ice40", "--no-extra", *workers,
                            "--out", str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads((tmp_path / "results.json").read_text())
@@ -45,6 +60,15 @@ def test_bench_smoke(tmp_path):
     assert json.loads((tmp_path / "partial.json").read_text()) == data["raw"]
     for name in ("results.md", "fmax.png", "lut_per_pe.png"):
         assert (tmp_path / name).stat().st_size > 100
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--jobs", "0"], "jobs must be 1 or more"),
+    (["--cluster", "localhost:8786"], "tcp://host:8786"),
+])
+def test_bench_rejects_bad_workers(args, message):
+    proc = subprocess.run([sys.executable, BENCH, *args], capture_output=True, text=True)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("arrays", ["13x13", "banana", "0x4", "2x3x4"])

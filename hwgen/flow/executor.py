@@ -16,7 +16,8 @@ SCHEMES = ("tcp://", "tls://", "ws://", "wss://", "ucx://", "inproc://")
 _STARTED = None             # in a pool worker: the queue it announces each job's start on
 
 
-def map_jobs(fn, jobs, *, key=None, cache=None, cluster=None, workers=None, retries=2, desc=""):
+def map_jobs(fn, jobs, *, key=None, cache=None, cluster=None, workers=None, retries=2, desc="",
+             on_result=None):
     """``[fn(job) for job in jobs]``, run in parallel; results in job order.
 
     ``fn``: a picklable module-level function of one picklable job, returning a
@@ -28,6 +29,8 @@ def map_jobs(fn, jobs, *, key=None, cache=None, cluster=None, workers=None, retr
     one per core); ``"tcp://host:port"`` runs on that Dask scheduler (``workers`` is then the
     cluster's business). An unreachable scheduler is a HwgenError after ``CONNECT_TIMEOUT`` s.
     A tqdm bar labelled ``desc`` counts finished jobs (cached ones included).
+    ``on_result(n, result)``, when given, is called in this process as each job ``n`` (its
+    index in ``jobs``) finishes, cached ones first (a caller keeps partial results with it).
 
     Errors: an exception raised by ``fn`` is not retried; that job's result is
     ``{"error": "<message>"}`` (the HwgenError's text, else ``"<Type>: <message>"``) and the
@@ -36,7 +39,7 @@ def map_jobs(fn, jobs, *, key=None, cache=None, cluster=None, workers=None, retr
     up to ``retries`` times each; after that their result is ``{"error": "... died ..."}``. A
     result with an ``"error"`` key is never cached."""
     jobs = list(jobs)
-    _check(fn, key, cache, cluster, workers, retries)
+    _check(fn, key, cache, cluster, workers, retries, on_result)
     results, todo = [None] * len(jobs), {}
     for n, job in enumerate(jobs):
         hit = _load(cache, key(job)) if cache else None
@@ -44,6 +47,8 @@ def map_jobs(fn, jobs, *, key=None, cache=None, cluster=None, workers=None, retr
             todo[n] = job
         else:
             results[n] = hit
+            if on_result:
+                on_result(n, hit)
     if not todo:
         return results
     from tqdm import tqdm
@@ -53,6 +58,8 @@ def map_jobs(fn, jobs, *, key=None, cache=None, cluster=None, workers=None, retr
             results[n] = _json(result)
             if cache and not _failed(results[n]):
                 _store(cache, key(jobs[n]), results[n])
+            if on_result:
+                on_result(n, results[n])
             bar.update(1)
 
         if cluster is None:
@@ -62,9 +69,11 @@ def map_jobs(fn, jobs, *, key=None, cache=None, cluster=None, workers=None, retr
     return results
 
 
-def _check(fn, key, cache, cluster, workers, retries):
+def _check(fn, key, cache, cluster, workers, retries, on_result):
     if not callable(fn):
         raise HwgenError(f"map_jobs needs a function to run, not {fn!r}")
+    if on_result is not None and not callable(on_result):
+        raise HwgenError(f"on_result must be a function of (index, result), not {on_result!r}")
     if cache is not None and not callable(key):
         raise HwgenError("map_jobs: a cache needs key=, the function naming each job's result")
     if workers is not None and (not isinstance(workers, int) or workers < 1):

@@ -97,6 +97,16 @@ def test_an_exception_in_the_job_is_an_error_result_not_retried_nor_cached(tmp_p
     assert not os.path.exists(tmp_path / "cache" / "n1.json")
 
 
+def test_each_result_is_handed_over_as_it_arrives_cached_ones_first(tmp_path):
+    cache = str(tmp_path / "cache")
+    map_jobs(square, jobs_in(tmp_path, 2), key=by_n, cache=cache)
+    seen = []
+    results = map_jobs(square, jobs_in(tmp_path, 4), key=by_n, cache=cache, workers=2,
+                       on_result=lambda n, r: seen.append((n, r)))
+    assert seen[:2] == [(0, results[0]), (1, results[1])]
+    assert sorted(seen) == list(enumerate(results))
+
+
 def test_nothing_to_do_is_no_work():
     assert map_jobs(square, []) == []
 
@@ -108,6 +118,7 @@ def test_nothing_to_do_is_no_work():
     ({"retries": -1}, "retries must be"),
     ({"cluster": "localhost:8786"}, "tcp://host:8786"),
     ({"key": lambda job: "../up", "cache": "c"}, "plain file name"),
+    ({"on_result": "print"}, "on_result must be a function"),
 ])
 def test_bad_input_is_a_clear_error(tmp_path, kwargs, message):
     kwargs = {"fn": square, **kwargs}
