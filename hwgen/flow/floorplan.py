@@ -1,17 +1,15 @@
 """An array's multipliers pinned to the DSP rows in the array's own shape, before nextpnr places.
 
-Left alone, nextpnr's analytic placer scatters a 12x12 ``gemm_os``'s 144 MULT18X18D blocks over
-the device's three DSP rows, and every link, buffer read and control register between them
-pays for it (gemm_os 12x12x96, ECP5-85k, router1, seeds 1/2/3: 160.6 / 161.5 / 175.7 MHz
-placed freely, 181.2 / 165.7 / 183.4 pinned; 8x8x64: 229.1 / 229.9 / 230.7 and 225.6 / 207.1 /
-234.9, all above 0.9 of one MAC's 211 MHz). ``pin_multipliers`` gives each multiplier of a grid of tasks
-(``pe_<i>_<j>__mul<n>`` in the synthesized netlist) a site through nextpnr's ``BEL``
-attribute: the array's rows in bands of ``band`` rows per DSP row, each column of a band on
-neighbouring sites, so that a PE's vertical neighbour sits on the next site and its horizontal
-one ``band`` sites on, the bands of the array one under the other on the same columns, and the
-array in the middle of the device. A design with several grids, or one that does not fit, is
-left to the placer as it is. Block RAMs stay the placer's: pinning each bank's blocks beside
-the PE its data reaches first measured no better (12x12, seeds 1/2: 180.8 / 162.1 MHz).
+Left alone, nextpnr's analytic placer scatters an array's MULT18X18D blocks over the device's
+three DSP rows, and every link, buffer read and control register between them pays for the
+distance. ``pin_multipliers`` gives each multiplier of a grid of tasks (``pe_<i>_<j>__mul<n>``
+in the synthesized netlist) a site through nextpnr's ``BEL`` attribute: the array's rows in
+bands of ``band`` rows per DSP row, each column of a band on neighbouring sites, so that a PE's
+vertical neighbour sits on the next site and its horizontal one ``band`` sites on, the bands of
+the array one under the other on the same columns, and the array in the middle of the device. A
+design with several grids, or one that does not fit, is left to the placer as it is. Block RAMs
+stay the placer's: pinning each bank's blocks beside the PE its data reaches first does not make
+the design faster.
 """
 import json
 import os

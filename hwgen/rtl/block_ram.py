@@ -3,25 +3,24 @@
 A buffer read takes two enabled cycles: the memory's synchronous read, then a data register.
 Yosys 0.70 maps memories to ECP5 ``DP16KD`` blocks with ``REGMODE = "NOREG"`` only
 (``lattice/brams_map_16kd.v``), so the data register sits in the fabric and every read path
-starts with the block's 5.83 ns clock-to-output (nextpnr 0.11, ECP5-85k speed 6): the longest
-path of an 8×8 ``gemm_os``. With ``REGMODE_B = "OUTREG"`` the same register is the block's own
-and the read leaves it after 0.96 ns. ``DP16KDMemory`` builds such a memory from explicit
-blocks, on the buffer memories that Yosys would put in block RAM, or in LUT-RAM at a cost of
-several cells per block (``schedule.memories.buffer_memory``): port A writes, port B
-reads, ``CEB``/``OCEB`` the read enable. A word of several elements keeps each element whole in
-its blocks (``schedule.memories.dp16kd_columns``), so that a read that picks one element picks
-it from one group of blocks. A word of elements of at most 9 bits is written 36 bits wide
-(pseudo-dual-port mode, four elements per block) and read 9 bits wide, each block returning the
-element asked for (``narrow``): a 12x12 ``gemm_os``'s A buffer takes 48 blocks rather than 96,
-so its banks sit close to the array's first column (ECP5-85k, multipliers pinned, seeds
-1/2/3: 224.6 / 174.0 / 208.1 MHz, against 181.2 / 165.7 / 183.4 reading whole words). An
-input's write, and the address of a read port that comes a cycle early, are registered in a
-copy beside each block (a 12x12 ``gemm_os``: one register drove the eight blocks of a bank,
-6.2 to 6.5 ns of routing to the farthest); an output bank's write (``write_ahead=False``)
-takes effect as ``amaranth.lib.memory``'s does, its drain reading a problem the cycle after
-its last write. ``models/DP16KD.v`` simulates the block; ``tests/rtl/test_block_ram.py``
-holds it equal to the two-register read of ``amaranth.lib.memory`` (behind a write register
-where the write comes ahead, and an address register where the read port has one).
+starts with the block's long clock-to-output (5.83 ns; nextpnr 0.11, ECP5-85k speed 6). With
+``REGMODE_B = "OUTREG"`` the same register is the block's own and the read leaves it after
+0.96 ns. ``DP16KDMemory`` builds such a memory from explicit blocks, on the buffer memories that
+Yosys would put in block RAM, or in LUT-RAM at a cost of several cells per block
+(``schedule.memories.buffer_memory``): port A writes, port B reads, ``CEB``/``OCEB`` the read
+enable. A word of several elements keeps each element whole in its blocks
+(``schedule.memories.dp16kd_columns``), so that a read that picks one element picks it from one
+group of blocks. A word of elements of at most 9 bits is written 36 bits wide (pseudo-dual-port
+mode, four elements per block) and read 9 bits wide, each block returning the element asked for
+(``narrow``): a block then holds more elements of a word than a block read whole, so a buffer
+takes fewer blocks and its banks sit closer to the PEs they feed. An input's write, and the
+address of a read port that comes a cycle early, are registered in a copy beside each block, so
+that no one register drives all the blocks of a bank; an output bank's write
+(``write_ahead=False``) takes effect as ``amaranth.lib.memory``'s does, its drain reading a
+problem the cycle after its last write. ``models/DP16KD.v`` simulates the block;
+``tests/rtl/test_block_ram.py`` holds it equal to the two-register read of
+``amaranth.lib.memory`` (behind a write register where the write comes ahead, and an address
+register where the read port has one).
 """
 from types import SimpleNamespace
 

@@ -52,10 +52,10 @@ class Controller:
         total = g.iterations + g.taps
         running = Signal()
         count = Signal(range(max(total, spacing) + 1))
-        # ``running & (count < iterations)``, a register computed from the next state: the
-        # steps of the indices and the condition lines begin at a flip-flop (as a LUT of
-        # ``count``, it was a 12x12 gemm_os's critical path, 8.2 ns). It falls after the last
-        # iteration, ``at_last`` (as ``count + 1 < iterations``, a carry chain, 6.3 ns).
+        # ``running & (count < iterations)``, a register computed from the next state, so that
+        # the steps of the indices and the condition lines begin at a flip-flop, not at a LUT
+        # of ``count``. It falls after the last iteration, ``at_last``, a register too, not
+        # the carry chain of ``count + 1 < iterations``.
         self.valid0 = valid0 = Signal()
         self.idx, self.seg = self._indices(g)
         # The slot (buffer half) of the problem whose iterations are issuing; it travels with
@@ -63,16 +63,16 @@ class Controller:
         self.slot = Signal(range(max(2, self.slots)), name="slot")
         slot_next = SlotCounter(m, self.slots, "slot_next")
         lines.define(SLOT, self.slot)
-        # at_last: ``count`` is the last iteration's, a register (the 8-bit equality in front of
-        # ``valid0``, three LUT levels, was a 12x12 gemm_os's critical path, 4.6 ns).
+        # at_last: ``count`` is the last iteration's, a register, so that no equality of
+        # ``count`` (several LUT levels) sits in front of ``valid0``.
         last_iter, at_last = Signal(), Signal(name="at_last")
         m.d.comb += last_iter.eq(valid0 & at_last)
         lines.define(FINISH, last_iter)
         # ready: ``~running | (count >= spacing - 1)``, a register computed from the next
         # state, so that the start handshake (rtl.top) begins at flip-flops. Its next value
         # while running, ``(count == last) | (count + 2 >= spacing)``, is a register too,
-        # ``soon``: ``accept_next`` crosses the die into rtl.top's copies (as a carry chain
-        # of ``count``, a 12x12 gemm_os's critical path, 5.3 ns).
+        # ``soon``: ``accept_next`` crosses the die into rtl.top's copies, so it begins at a
+        # flip-flop, not at a carry chain of ``count``.
         ready, ready_next, soon, last = Signal(init=1), Signal(), Signal(), max(total, spacing) - 1
         m.d.comb += [group.accept.eq(en & ready), ready_next.eq(ready),
                      group.finished.eq(lines.tap(FINISH, g.taps) & en)]
@@ -97,9 +97,8 @@ class Controller:
         # The indices and the segment step at every valid iteration, even in the cycle a
         # problem starts (the previous one's last), and are never cleared: a problem starts
         # once the previous one has issued its iterations (``spacing`` is at least
-        # ``iterations``), and the last iteration leaves them at 0. (Cleared by ``start``,
-        # they were 34 loads of the start handshake's LUT across a 12x12 gemm_os, its
-        # critical path, 7.2 ns.)
+        # ``iterations``), and the last iteration leaves them at 0, so that the start
+        # handshake's LUT does not also drive a clear of every index and segment bit.
         with m.If(valid0 & en):
             self._step()
 

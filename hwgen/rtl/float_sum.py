@@ -23,8 +23,9 @@ class FloatSum(wiring.Component):
     ``first_next`` (the term of the next enabled clock is a run's first), ``fresh_next`` (it is
     one of the ``LANES - 1`` terms after a first), ``last_next`` (it is a run's last; used
     when the sums are added on one adder), ``en``, and ``total`` (read it for the run's last
-    term only). The flags come a clock early and are registered here, beside the adder:
-    taken straight from the controller's shared delay line, they were the critical path.
+    term only). The flags come a clock early and are registered here, beside the adder, so
+    that the select of the adder's input begins at a flip-flop next to it, not at the
+    controller's shared delay line.
     """
 
     def __init__(self, fmt, run):

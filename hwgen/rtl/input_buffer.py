@@ -147,10 +147,9 @@ class InputBuffer(wiring.Component):
         # ``take`` lands in one register beside the port, ``counted``, which counts the beats
         # of a problem and the held slots; a cycle later it lands again in two copies, one
         # that steps the walk and one that decides the banks' write enables, each beside its
-        # loads. Counting the taken beat itself made the handshake a loop through the valid
-        # pin's LUT (12x12 gemm_os, A: ready -> 1.9 ns -> take -> 2.2 ns -> held); copies of
-        # ``take`` were drawn from the pin towards the walk (A: 5.2 ns of routing to the
-        # walk's slot).
+        # loads. Counting the taken beat itself would make the handshake a loop through the
+        # valid pin's LUT (``ready`` -> ``take`` -> ``held`` -> ``ready``); copies of ``take``
+        # itself would be drawn from the pin towards the walk, a long route after that LUT.
         target = self._target if len(mems) > 1 else "generic"
         counted, = copies(m, take, 1, "counted", target)
         landed, landed_en = copies(m, counted, 2, "landed", target)
@@ -184,10 +183,9 @@ class InputBuffer(wiring.Component):
         """Write each landed beat (``beat``: its valid, a copy of it for the enables, its payload)
         ``LOAD_LATENCY - 2`` cycles later: its address, data and each bank's write enable are
         registered beside the counters that walk the banks, then ``INPUT_MID_STAGES`` times with
-        no enable (the last two a tree of copies; a lane that writes one bank, a line to it: in
-        the tree, B's data was 12x12 gemm_os's critical path, 4.8 ns of routing), then per bank
-        (``rtl.replica``), so that no register feeds every memory (12x12 ``gemm_os``: one data
-        register fed 108 DP16KD blocks, 11-16 ns of routing). Returns ``(written,
+        no enable (the last two a tree of copies; a lane that writes one bank, a line of its own
+        to it, not through copies placed for other banks), then per bank (``rtl.replica``), so
+        that no register feeds every memory across the die. Returns ``(written,
         written_slot)``: the last beat of the problem loaded into ``written_slot`` is in its
         memory."""
         f, bits = self._f, self.tensor.dtype.bits
@@ -244,9 +242,9 @@ class InputBuffer(wiring.Component):
         """``{(q, b): enable}``: lane group ``q`` writes bank ``b``, as ``_write``'s address and
         data reach the copy of the bank's group. Each is ``landed & (bank == b)`` computed a
         cycle ahead (one bit for every group that reaches a single bank), then carried across
-        the die in a tree of copies of its own, which clear in reset: Yosys merged the equal
-        delay lines of one enable per bank, and one register fed all of B's banks (12x12
-        gemm_os: 4.4 ns; with three stages, 4.7 ns)."""
+        the die in a tree of copies of its own, which clear in reset: Yosys merges equal delay
+        lines, so delaying one enable per bank alike would leave one register feeding all the
+        banks of a lane group."""
         keys, terms = {}, {}
         for q in range(self.lanes // self._f):
             bank, reached = walk.bank(q), walk.banks(q)
@@ -271,9 +269,9 @@ class InputBuffer(wiring.Component):
         the PEs from. A word of sub-banks is narrowed to the element read between them: in
         DP16KD blocks, each group of blocks narrows its own elements into a register beside it
         (an and-or under one-hot selects, ``rd<k>_hit<s>``, each beside its block), and the
-        last register ors the groups (12x12 ``gemm_os``: a register of the whole word beside
-        the blocks, then a 16-way and-or across a bank's eight blocks, 6.6 ns); elsewhere a mux
-        tree picks it. The select follows the data."""
+        last register ors the groups, so that no wide and-or spans all of a bank's blocks
+        after a register of the whole word; elsewhere a mux tree picks it. The select follows
+        the data."""
         f, port, ahead = self._f, self.read_port(k), self._ahead[k]
         addr, en = Value.cast(port.addr), port.en
         sub_addr = Cat(sub_address(addr, f, sub_depth), port.slot)
@@ -318,7 +316,7 @@ class InputBuffer(wiring.Component):
 
 def _count_held(m, held, ready, counted, landed_beats, consume, slots):
     """``held`` and ``ready`` (``InputBuffer._load``) at the next clock edge, as tables of
-    registers, not adders (as a sum, a carry chain: 12x12 gemm_os, B, 5.8 ns)."""
+    registers (a LUT level each), not adders with their carry chains."""
     beats = landed_beats.beats
 
     def held_after(h, counted, last, penult, consume, r):

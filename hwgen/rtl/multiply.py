@@ -45,7 +45,7 @@ def multiply(m, x, y, en, name, target="generic"):
 
 def _mult18x18d(m, x, y, out, en, name):
     """One MULT18X18D with its input, pipeline and output registers on ``CLK0``/``CE0``; only
-    the ``REG_*_CLK`` parameters are set (more made Yosys 0.70 fail inside ABC9)."""
+    the ``REG_*_CLK`` parameters are set (setting more makes Yosys 0.70 fail inside ABC9)."""
     ports = {}
     for letter, v in (("A", x), ("B", y)):
         v = Value.cast(v)

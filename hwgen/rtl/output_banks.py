@@ -6,11 +6,10 @@ schedule never writes two of them in one cycle (``schedule.shared_rows``).
 A read takes two cycles before the mux (``schedule.host_timing.BANK_DRAIN_LATENCY``): the
 memory's read, then a data register beside each memory, so that a block RAM's slow
 clock-to-output ends at a flip-flop next to it rather than crossing the mux tree to the host
-port (the longest path of a folded 12 x 12 array, 69.5 MHz). On ECP5 a memory Yosys would put
-in block RAM is built from DP16KD blocks whose output register is that data register
-(``rtl.block_ram``): Yosys leaves it unused, and a 32-bit bank became a PDPW16KD whose
-read-before-write it emulated, a bypass LUT after the block's 5.83 ns clock-to-output
-(conv2d_systolic's longest path, 7.75 ns)."""
+port in the same cycle. On ECP5 a memory Yosys would put in block RAM is built from DP16KD
+blocks whose output register is that data register (``rtl.block_ram``): Yosys leaves it unused,
+and maps a 32-bit bank to a PDPW16KD whose read-before-write it emulates with a bypass LUT
+after the block's clock-to-output."""
 from functools import reduce
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value

@@ -9,18 +9,17 @@ Every chain register's enable and select come straight from flip-flops: the chai
 ``ready`` takes ``lead`` cycles later (``rtl.top`` drains the chain through ``skid.Skid``,
 which announces it a cycle earlier, into a register), and, with ``lead > 1``, from
 ``commit_ahead``, the commit ``lead - 1`` cycles later (``rtl.top`` has it when a single
-group never stalls: ``controller.FINISH_AHEAD``, through a register). An 8x8 ``gemm_os`` has 1,408 chain
-registers; with ``take = valid & ready`` in front of their enable, that net was the critical
-path. The load and shift registers are copied
-(``rtl.replica``), one copy per row of the tensor and ``LOADS_PER_COPY`` chain bits
-(``schedule.host_timing.copy_groups``): a 12x12 ``gemm_os``'s single load register drove
-4,608 chain bits, 13.6 ns of routing across the die. With ``lead = 1``
-the decision (a few LUTs beside the host port) drives all 72 copies of a 12x12 array across
-the die; with ``lead = 4`` it reaches a register beside it and one more on its way, then a
-first rank of copies, each the input of a few copies beside their chain registers: no long
-route after logic (12x12, ``lead = 2``, decision straight into the first rank: 11.4 ns, 8.7
-of routing; ``lead = 3``, one register dragged from the decision towards the first rank:
-4.2 ns of routing into it)."""
+group never stalls: ``controller.FINISH_AHEAD``, through a register). A chain has a register
+of every element of the tensor; with ``take = valid & ready`` in front of their enable, the
+host's handshake would reach all of them through logic in a cycle. The load and shift
+registers are copied (``rtl.replica``), one copy per row of the tensor and ``LOADS_PER_COPY``
+chain bits (``schedule.host_timing.copy_groups``), so that no one register drives every chain
+bit across the die. With ``lead = 1`` the decision (a few LUTs beside the host port) drives
+every copy across the die; with ``lead = 4`` it reaches a register beside it and one more on
+its way, then a first rank of copies, each the input of a few copies beside their chain
+registers: no long route follows logic (with ``lead = 2`` the decision feeds the first rank
+straight across the die; with ``lead = 3`` the placer draws its one register away from the
+decision, towards the first rank)."""
 from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Module, Mux, Signal
@@ -164,10 +163,10 @@ class OutputChain(OutputBuffer):
     def _steer(self, m, banks, chain, fsm):
         """The chain: it loads the banks; its head row shifts by ``lanes`` towards the host
         port, and every row takes the row below it when the head row's last beat leaves. No
-        register takes one from the far end of another row: a single row-major chain takes the
-        head of row ``r + 1`` into the tail of row ``r``, across the array (12x12 ``gemm_os``:
-        4.6 ns of routing, its critical path). The load and move decisions arrive through
-        copies ``lead`` cycles later, one per group of chain registers (``copy_groups``)."""
+        register takes one from the far end of another row: a single row-major chain would take
+        the head of row ``r + 1`` into the tail of row ``r``, a route across the array. The load
+        and move decisions arrive through copies ``lead`` cycles later, one per group of chain
+        registers (``copy_groups``)."""
         n, lanes, row = len(chain), self.lanes, self._row
         group = copy_groups(n, self.tensor.shape, len(chain[0]))
         loads = self._copies(m, fsm.load_next, group[-1] + 1, "load")

@@ -8,15 +8,15 @@ multiplexer after them, so:
   decided a cycle ahead), one copy per ``BITS_PER_ENABLE`` payload bits, whatever the host
   does. A host's output pins are driven by the read multiplexer, whose select is a
   flip-flop. The host's ``valid`` and ``ready`` reach only the few flag registers, never a
-  register of every payload bit (a 12x12 ``gemm_os``: its 328 pins ring the chip, and a
-  register of every payload bit beside its pin put 12 ns of routing between the pins and the
-  handshake logic; one enable of all 96 bits of an entry, a LUT of flip-flops, 4.1 ns);
+  register of every payload bit (a wide port's pins ring the chip: a register of every payload
+  bit beside its pin is far from the handshake logic, and even from a LUT of flip-flops one
+  enable of all the bits of an entry is too wide a net);
 - ``i.ready`` is a flip-flop, announced ``lead`` cycles ahead (``i_ready_ahead``): it promises
   a free entry for any beat written in the next ``lead`` cycles, so a producer may decide
   ``lead`` cycles ahead whether it sends (``output_chain.OutputChain``: its shift enable, one
   flip-flop per group of chain registers across the die). With ``lead = 1`` this is 'not
-  full'; without a register there, the host's ``ready`` fed the enable of every register of an
-  output chain (8x8: 1,408 loads after two LUTs). ``rtl.top`` announces a cycle further ahead
+  full'; without a register there, the host's ``ready`` would feed the enable of every
+  register of an output chain through logic. ``rtl.top`` announces a cycle further ahead
   than a chain decides and registers the announcement, so that the host's ``ready`` reaches
   no decision of the chain within a cycle.
 
@@ -51,8 +51,8 @@ class Skid(wiring.Component):
         With ``lead`` 4 or more: the producer tells ``i.valid`` one and two cycles ahead
         (``i_valid_ahead``) and holds it low in the first two cycles after reset, so that the
         enables are decided three cycles ahead, from flip-flops, into a register beside the
-        decision, and reach their copies in two more hops (12x13 gemm_os: ``refused0`` -> a
-        LUT -> 26 copies of an entry's enable around the die, 5.7 ns, 4.5 of routing).
+        decision, and reach their copies in two more hops, so that no LUT drives the copies of
+        an entry's enable around the die.
 
     Attributes
     ----------
@@ -86,7 +86,7 @@ class Skid(wiring.Component):
         # The beats held: none unless ``o.valid``, else ``filled + 1``; every value is a count.
         # The entry written next is a register of its own, moved by the writer alone, so that
         # the entries' enables are one LUT of flip-flops the host's handshake never reaches
-        # (derived from ``read`` and the count, they were 8x8 gemm_os's critical path, 7.3 ns).
+        # (not derived from ``read`` and the count, which the host's handshake moves).
         read, write, filled = Signal(range(n)), Signal(range(n)), Signal(range(n))
         count = Mux(self.o.valid, filled + 1, 0)
         after = read + count                                     # never beyond 2n - 1
@@ -96,8 +96,8 @@ class Skid(wiring.Component):
         # so that the producer's ``valid`` does not reach ``i_ready_ahead``). ``promised``: the
         # beats held and those promised room, ``count + sum(~refused)``, a register so that
         # ``i_ready_ahead`` ("room remains after this cycle's read") is one LUT of flip-flops
-        # and the host's ``ready`` (the sum and compare were 12x12 gemm_os's critical path,
-        # 7.0 ns). It never exceeds ``n``, so ``full`` (``promised == n``) says there is none.
+        # and the host's ``ready``, not a sum and a compare. It never exceeds ``n``, so
+        # ``full`` (``promised == n``) says there is none.
         refused = [Signal(name=f"refused{k}") for k in range(self.lead)]
         promised = Signal(range(n + 1), init=self.lead)
         full = Signal(init=self.lead == n)
@@ -112,7 +112,7 @@ class Skid(wiring.Component):
         self._flags(m, n, read, write, filled, refused[0], promised, full)
         # The entry written next is free whenever ``i.ready`` is high: it takes the input,
         # under enables decided ahead, each a table of the flags (one LUT level, not the next
-        # pointer, then a compare: 12x12 gemm_os, ``refused0`` -> 3 LUTs -> copy, 8.2 ns).
+        # pointer, then a compare).
         width = len(self.i.payload)
         groups = -(-width // BITS_PER_ENABLE)
         for x, entry in enumerate(entries):
@@ -156,8 +156,7 @@ class Skid(wiring.Component):
 
     def _flags(self, m, n, read, write, filled, refused, promised, full):
         """The count, promise and pointers after this cycle, as truth tables of a few bits
-        (``arith.table``): as ``+`` and ``-`` they were carry chains, on the critical path of
-        4x4 and 8x8 gemm_os."""
+        (``arith.table``): a LUT level each, where ``+`` and ``-`` would be carry chains."""
         def count_after(valid, filled, offered, refusing, took):
             return (filled + 1 if valid else 0) + (offered & ~refusing) - (valid & took)
 

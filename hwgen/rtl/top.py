@@ -121,9 +121,9 @@ class Top(wiring.Component):
             connect(m, skid.o, wiring.flipped(getattr(self, t.name)))
             if isinstance(buf, OutputChain):
                 # A cycle further ahead, then a register: the chain's decision begins at a
-                # flip-flop, not at the host's ``ready`` (12x12 gemm_os: the skid's
-                # ``o.valid`` -> 3 LUTs -> the shift decision, 4.45 ns). A cleared skid
-                # promises room, so the register starts high.
+                # flip-flop, not at the host's ``ready`` and the skid's ``o.valid`` through
+                # the LUTs of the announcement. A cleared skid promises room, so the register
+                # starts high.
                 ready_ahead = Signal(init=1, name=f"{t.name}_ready_ahead")
                 m.d.sync += ready_ahead.eq(skid.i_ready_ahead)
                 m.d.comb += buf.ready_ahead.eq(ready_ahead)
@@ -167,17 +167,15 @@ class Top(wiring.Component):
         m.d.comb += [b.start.eq(s) for b, s in zip(groups + ins + outs, starts)]
         if len(groups) == 1 and groups[0].announces_finish:
             # Each buffer takes its own copy of the finish, through registers of its own from
-            # the announcement (one register fed the three buffers of a 12x12 gemm_os, 4.6 ns
-            # of routing to A's host ``ready``).
+            # the announcement, so that no one register feeds every buffer across the die.
             finishes = [self._own_finish(m, groups[0].finished_ahead, b.tensor.name)
                         for b in ins + outs]
         else:
             finishes = [self._finish(m, groups)] * len(ins + outs)
         m.d.comb += [b.consume.eq(f) for b, f in zip(ins, finishes)]
         m.d.comb += [b.commit.eq(f) for b, f in zip(outs, finishes[len(ins):])]
-        # A chain's own register of the announcement (the controller's tap, drawn towards the
-        # other buffers' copies, fed a 12x12 gemm_os's chain decision through 3.9 ns of
-        # routing).
+        # A chain's own register of the announcement: the controller's tap, drawn towards the
+        # other buffers' copies, sits too far from the chain's decision to feed it.
         m.d.comb += [b.commit_ahead.eq(copies(m, groups[0].finished_ahead, 1,
                                               f"commit_{b.tensor.name}", self.target)[0])
                      for b in outs if getattr(b, "lead", 1) > 1]
@@ -185,9 +183,9 @@ class Top(wiring.Component):
     def _local_starts(self, m, flags):
         """Each block's own ``start``: its flag and, beside it, a copy of every other block's
         (a register of its next value), so that a start crosses the die as a flag's next value
-        into a copy, not as one AND that drives every block (an 8x8 gemm_os: ``out_C.space``
-        -> the AND -> ``in_A.loaded``, 4.45 ns). The copies equal the flags (``handshake``),
-        so every block starts in the same cycle."""
+        into a copy, not as one AND that drives every block (a path from one block's flag
+        through the AND to another block's registers, across the die in a cycle). The copies
+        equal the flags (``handshake``), so every block starts in the same cycle."""
         self.handshake = []
         starts = []
         for name, own, _, _ in flags:
