@@ -2,7 +2,8 @@
 self-test) on the board's pins, clocked by a PLL.
 
 Pins come from amaranth-boards (``ULX3S_85F_Platform``, ``ICEBreakerPlatform``): the oscillator,
-reset button, LEDs and USB-UART. The platform writes the RTLIL, Yosys script and LPF/PCF
+reset button, LEDs and USB-UART, checked against ``constraints/boards/<board>.toml`` (`BOARDS`
+comes from those files). The platform writes the RTLIL, Yosys script and LPF/PCF
 (`amaranth.build.Platform.build` with ``do_build=False``, so no tool is needed or checked for);
 hwgen runs them with its own YoWASP wrappers (``pnr``, ``tools``) in the build folder.
 
@@ -30,27 +31,23 @@ from amaranth.back import verilog
 from amaranth.hdl import Cat, ClockDomain, Elaboratable, Module, ResetSignal, Signal
 from amaranth.lib import io
 from amaranth.lib.cdc import FFSynchronizer
-from amaranth_boards.icebreaker import ICEBreakerPlatform
-from amaranth_boards.ulx3s import ULX3S_85F_Platform
 
 from ..errors import HwgenError
 from ..ir.interp import run
 from ..rtl.bridge import Bridged
 from ..rtl.top import Top
 from ..schedule import plan
-from . import floorplan, pnr, tools
+from . import constraints, floorplan, pnr, tools
 from .clocking import MHZ, Clocking
 from .fit import CAPACITY
 from .verilog import manifest
 
-BOARDS = {
-    "ulx3s-85f": {"platform": ULX3S_85F_Platform, "device": "ecp5-85k", "family": "ecp5",
-                  "leds": 8, "ext": "bit", "pack": ["yowasp-ecppack", "--compress"],
-                  "clocks": [(60 * MHZ, 3_000_000), (45 * MHZ, 3_000_000)]},
-    "icebreaker": {"platform": ICEBreakerPlatform, "device": "ice40-up5k", "family": "ice40",
-                   "leds": 2, "ext": "bin", "pack": ["yowasp-icepack"],
-                   "clocks": [(24 * MHZ, 3_000_000), (12 * MHZ, 1_000_000)]},
-}
+# Each board's platform, device, LED count, bitstream packing and the bridge's (clock Hz, baud)
+# choices (``constraints/boards/<board>.toml``).
+BOARDS = {b.name: {"platform": b.platform, "device": b.device,
+                   "family": constraints.device(b.device).family, "leds": len(b.leds),
+                   "ext": b.ext, "pack": list(b.pack), "clocks": list(b.clocks)}
+          for b in map(constraints.board, constraints.boards())}
 
 
 def board_spec(board):
@@ -222,13 +219,15 @@ class BoardTop(Elaboratable):
     oscillator; reset at power-on, by button 0 and until the PLL locks) and ``core`` in
     ``sync``. A core with ``leds`` (the self-test) drives the LEDs; otherwise the core is a UART
     device (members ``rx``, ``tx``) on the board's ``uart`` resource, LED 0 shows its traffic
-    (stretched to ``2**20`` cycles) and LED 1 that reset is released."""
+    (stretched to ``2**20`` cycles) and LED 1 that reset is released. The platform's pins must
+    be the board file's (`constraints.check_platform`)."""
 
     def __init__(self, board, core, clock_hz):
         self.spec = board_spec(board)
-        self.core, self.clock_hz = core, clock_hz
+        self.board, self.core, self.clock_hz = board, core, clock_hz
 
     def elaborate(self, platform):
+        constraints.check_platform(constraints.board(self.board), platform)
         m = Module()
         m.domains.sync = ClockDomain("sync")
         pin = platform.request(platform.default_clk, dir="-")

@@ -4,12 +4,13 @@ bits against block RAM."""
 import math
 
 from ..schedule import levels
+from . import constraints
 
-# What the devices offer: DSP blocks (ECP5 MULT18X18D, iCE40 SB_MAC16), block RAM bits
-# (ECP5 DP16KD 18 kbit, iCE40 EBR 4 kbit) and the I/O pins of the package each is built for
-# (nextpnr's count of IO cells: CABGA381, SG48; the default port budget).
-CAPACITY = {"ecp5-85k": {"DSP": 156, "BRAM bits": 208 * 18432, "pins": 365},
-            "ice40-up5k": {"DSP": 8, "BRAM bits": 30 * 4096, "pins": 39}}
+# What the devices offer (``constraints/devices/<device>.toml``): DSP blocks (ECP5 MULT18X18D,
+# iCE40 SB_MAC16), block RAM bits (ECP5 DP16KD 18 kbit, iCE40 EBR 4 kbit) and the I/O pins of
+# the package each is built for (nextpnr's count of IO cells; the default port budget).
+CAPACITY = {d.name: {"DSP": d.dsp, "BRAM bits": d.brams * d.bram_bits, "pins": d.pins}
+            for d in map(constraints.device, constraints.devices())}
 
 
 def multipliers(graph):

@@ -15,13 +15,12 @@ import json
 import os
 import re
 
-# ECP5-85k's MULT18X18D sites (nextpnr 0.11 names): three DSP rows, 13 DSP tiles each, four
-# multipliers per tile (``tests/flow/test_floorplan.py`` places a multiplier on every one).
-_DSP_ROWS_Y = (10, 34, 58)
-_DSP_TILES_X = (4, 13, 22, 31, 40, 49, 58, 69, 78, 87, 96, 105, 114)
-_TILE_SITES = ((0, 0), (1, 1), (4, 4), (5, 5))      # (X offset, MULT18_<n>)
-DSP_SITES = {"ecp5-85k": [[f"X{x + dx}/Y{y}/MULT18_{n}" for x in _DSP_TILES_X
-                           for dx, n in _TILE_SITES] for y in _DSP_ROWS_Y]}
+from . import constraints
+
+# The MULT18X18D sites by DSP row (nextpnr 0.11 names) of each device whose file lists them
+# (``constraints/devices/<device>.toml``, ``[dsp_sites]``: ECP5-85k's three rows of 52).
+DSP_SITES = {d.name: [list(row) for row in d.dsp_sites]
+             for d in map(constraints.device, constraints.devices()) if d.dsp_sites}
 
 # A multiplier of a task on a grid: ``<scope.>task_<i>[_<j>]__mul<n>``.
 _GRID_MULTIPLIER = re.compile(r"^(?P<task>.*?)(?P<index>(?:_\d+){1,2})__mul(?P<unit>\d+)$")

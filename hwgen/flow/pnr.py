@@ -4,12 +4,11 @@ import os
 import statistics
 
 from ..errors import HwgenError
-from . import floorplan, tools
+from . import constraints, floorplan, tools
 
-DEVICES = {
-    "ecp5-85k": {"family": "ecp5", "args": ["--85k", "--package", "CABGA381"]},
-    "ice40-up5k": {"family": "ice40", "args": ["--up5k", "--package", "sg48"]},
-}
+# Each device's family and nextpnr arguments (``constraints/devices/<device>.toml``).
+DEVICES = {d.name: {"family": d.family, "args": list(d.nextpnr)}
+           for d in map(constraints.device, constraints.devices())}
 
 # nextpnr's analytic placer, weighted towards timing on ECP5 (its defaults: 10 and 2). Measured
 # on gemm_os, ECP5-85k, router1, seeds 1/2/3: 12x12x96 160.6 / 161.5 / 175.7 MHz against
