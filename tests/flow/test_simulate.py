@@ -148,3 +148,4 @@ def test_verilator_compiles_its_model_for_one_run():
     flags = os.environ["MAKEFLAGS"].split()
     assert {f"{v}={VERILATOR_CXX_OPT}" for v in ("OPT_FAST", "OPT_SLOW", "OPT_GLOBAL")} <= \
         set(flags) and "CFG_CXXFLAGS_PCH_I=-include" in flags
+    assert any(f.startswith("OBJCACHE=") and f.endswith("ccache") for f in flags)
