@@ -57,12 +57,13 @@ setup: $(STAMP) iverilog
 demo: setup
 	$(HWGEN) demo "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --sim $(SIM) --device $(DEVICE)
 
-# The complete suite (what CI runs) and the everyday tier: no place-and-route, Icarus only.
+# The complete suite (what CI runs) and the everyday tier: no place-and-route, Icarus only, no
+# test that took 2 s or more in the run recorded in tests/durations.json (heavy).
 test: setup
 	$(PY) -m pytest -n $(JOBS) -q tests
 
 test-fast: setup
-	$(PY) -m pytest -n $(JOBS) -q -m "not slow and not pnr and not verilator" tests
+	$(PY) -m pytest -n $(JOBS) -q -m "not slow and not pnr and not verilator and not heavy" tests
 
 # The program in the interpreter against its own numpy reference(): no hardware.
 check: setup
@@ -121,11 +122,11 @@ layers: setup
 
 # Generated vs hand-written vs device limit on ECP5-85k (4x4, 8x8, 12x12, 12x13; 3 seeds),
 # conv2d_systolic and a dataflow-exploration point against the limit, and the largest array on
-# the iCE40 UP5K; results in build/bench/. 2 h 15 min on 2 cores with one seed
-# (BENCH_ARGS="--seeds 1"); the default three seeds place and route every design three times.
+# the iCE40 UP5K; results in build/bench/. BENCH_ARGS="--seeds 1" places and routes each design
+# once; the runs go to a local pool, or to the Dask scheduler at CLUSTER=tcp://host:port.
 bench: setup
 	$(PY) benchmarks/dse_speed.py
-	$(PY) benchmarks/bench.py $(BENCH_ARGS)
+	$(PY) benchmarks/bench.py $(if $(CLUSTER),--cluster $(CLUSTER)) $(BENCH_ARGS)
 
 # Allo's dataflow tests with only their imports changed (ALLO: a checkout of cornell-zhang/allo;
 # ALLO_ARGS=--rtl also runs each simulated region as RTL); table in build/allo_compat/.

@@ -81,8 +81,9 @@ def _add_flow_commands(sub):
         "sim", help="cocotb simulation against the interpreter and the design's reference()"))
     p.add_argument("--sim", default="auto",
                    help="auto (default: Icarus for small designs and short runs, which it "
-                        "compiles in a second; Verilator for large ones, after a 30-50 s "
-                        "compile), verilator or icarus")
+                        "compiles in a second; Verilator for large ones, after a compile of "
+                        "seconds to a few minutes, reused while the Verilog is the same), "
+                        "verilator or icarus")
     p.add_argument("--problems", type=int, default=3, help="problems back to back (default 3)")
     p.add_argument("--seed", type=int, default=0, help="random seed for data and back-pressure")
     p.add_argument("--device", default="ecp5-85k", help="simulate the Verilog built for this "

@@ -1,3 +1,4 @@
+import json
 import os
 
 import numpy as np
@@ -6,6 +7,10 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "hwgen", "examples")
 PROGRAMS = os.path.join(ROOT, "tests", "programs")
+# Seconds each longer test took (setup and call) in a recorded run: `--record-durations`.
+DURATIONS = os.path.join(ROOT, "tests", "durations.json")
+HEAVY_SECONDS = 2.0     # a test at least this long is ``heavy``: not in ``make test-fast``
+RECORD_FROM = 0.5       # the durations file keeps the tests at least this long
 
 
 def example(name):
@@ -51,10 +56,54 @@ def rng():
     return np.random.default_rng(1234)
 
 
-def pytest_collection_modifyitems(items):
+def pytest_addoption(parser):
+    parser.addoption("--record-durations", metavar="PATH",
+                     help="write each test's seconds (setup and call) of this run to PATH, "
+                          "the tests of at least 0.5 s (tests/durations.json orders and tiers "
+                          "the suite)")
+
+
+def test_key(nodeid):
+    """A test's name in the durations file: its node id without this checkout's path, which
+    parameters of example paths carry."""
+    return nodeid.replace(ROOT + os.sep, "")
+
+
+def pytest_collection_modifyitems(config, items):
     """Tests run on Verilator (parametrized ``sim="verilator"``) carry the ``verilator``
-    marker: the fast tier (``make test-fast``) runs Icarus only."""
+    marker: the fast tier (``make test-fast``) runs Icarus only. Tests that took at least
+    ``HEAVY_SECONDS`` in the recorded run (``tests/durations.json``) carry ``heavy`` and run
+    first, longest first, so that two workers finish together; the others keep their order."""
+    try:
+        with open(DURATIONS) as f:
+            seconds = json.load(f)
+    except (OSError, ValueError):
+        seconds = {}
     for item in items:
         callspec = getattr(item, "callspec", None)
         if callspec is not None and callspec.params.get("sim") == "verilator":
             item.add_marker(pytest.mark.verilator)
+        if seconds.get(test_key(item.nodeid), 0) >= HEAVY_SECONDS:
+            item.add_marker(pytest.mark.heavy)
+    def first(item):
+        took = seconds.get(test_key(item.nodeid), 0)
+        return -took if took >= HEAVY_SECONDS else 0
+    items.sort(key=first)
+
+
+_SECONDS = {}
+
+
+def pytest_runtest_logreport(report):
+    if report.when in ("setup", "call"):
+        key = test_key(report.nodeid)
+        _SECONDS[key] = _SECONDS.get(key, 0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    path = session.config.getoption("--record-durations")
+    if path and not hasattr(session.config, "workerinput"):     # xdist's controller writes
+        kept = {k: round(v, 2) for k, v in sorted(_SECONDS.items()) if v >= RECORD_FROM}
+        with open(path, "w") as f:
+            json.dump(kept, f, indent=0)
+            f.write("\n")
