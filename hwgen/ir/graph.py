@@ -179,6 +179,16 @@ class ArrayWrite:
     loc: tuple = None
 
 
+@dataclass(frozen=True)
+class Site:
+    """Where a statement stands: statement ``statement`` of segment ``segment`` of instance
+    ``instance``. The schedule's tables of statements are keyed by it (``Instance.sites``),
+    and those of tensor reads by ``(site, read)``: equal reads of one statement are one."""
+    instance: str
+    segment: int
+    statement: int
+
+
 @dataclass
 class Segment:
     """A perfect loop nest with trip counts ``trips`` (outer first) around ``body``."""
@@ -272,6 +282,14 @@ class Instance:
     loc: tuple = None
     arrays: dict = field(default_factory=dict)     # local array name -> TensorType
     contents: dict = field(default_factory=dict)   # read-only array -> its elements, row-major
+
+    def sites(self, segment=None):
+        """``(Site, segment, statement)`` of every statement, in order (of one segment, by
+        index, when ``segment`` is given)."""
+        for gi, seg in enumerate(self.segments):
+            if segment is None or gi == segment:
+                for k, s in enumerate(seg.body):
+                    yield Site(self.name, gi, k), seg, s
 
 
 @dataclass
