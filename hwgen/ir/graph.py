@@ -294,6 +294,9 @@ class Instance:
 
 @dataclass
 class Graph:
+    """A task graph. ``hwgen.check.check`` freezes the graph it passes (`freeze`): from then
+    on its fields are not written to, and mapping and tiling return new graphs
+    (``dataclasses.replace``, which gives an unfrozen copy, or `with_`)."""
     name: str
     params: dict
     tensors: dict                   # name -> Tensor, in declaration order
@@ -319,6 +322,22 @@ class Graph:
         """The name the host knows hardware tensor ``tensor`` by (an in-out tensor's
         halves, ``schedule.in_out``: the tensor's own)."""
         return self.host_names.get(tensor, tensor)
+
+    def __setattr__(self, name, value):
+        if self.__dict__.get("frozen"):
+            raise AttributeError(f"graph {self.name!r} is checked and frozen: make a new one "
+                                 f"with graph.with_({name}=...)")
+        super().__setattr__(name, value)
+
+    def freeze(self):
+        """Refuse any later write to the graph's fields; returns the graph."""
+        self.__dict__["frozen"] = True
+        return self
+
+    def with_(self, **changes):
+        """A copy with ``changes``, frozen as this graph is."""
+        copy = dataclasses.replace(self, **changes)
+        return copy.freeze() if self.__dict__.get("frozen") else copy
 
 
 # -- walking ------------------------------------------------------------------------------------
