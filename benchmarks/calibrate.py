@@ -157,7 +157,7 @@ def measure(spec, out):
     d = build(spec)
     work = os.path.join(out, name)
     t0 = time.time()
-    info = verilog.write(generate(d, name="dse"), work, target="ecp5")
+    info = verilog.write(generate(d, name="dse"), work, target="ecp5").to_json()
     pnr = os.path.join(work, f"timing_{DEVICE}")
     os.makedirs(pnr, exist_ok=True)
     for v in info["verilog"]:

@@ -26,13 +26,13 @@ DSE_EXPR, DSE_SIZES, DSE_ARRAY = "C[i,j] += A[i,k] * B[k,j]", "i=8 j=8 k=64", (8
 def generated(M, N, K, out_dir):
     """hwgen's gemm_os: returns (design.json dict, task graph)."""
     graph = load_design(GEMM, {"M": M, "N": N, "K": K})
-    return hwgen_verilog.write(graph, out_dir, target="ecp5"), graph
+    return hwgen_verilog.write(graph, out_dir, target="ecp5").to_json(), graph
 
 
 def conv2d(out_dir, params=None):
     """hwgen's conv2d_systolic (default parameters unless ``params``): (design.json, graph)."""
     graph = load_design(CONV2D, params or {})
-    return hwgen_verilog.write(graph, out_dir, target="ecp5"), graph
+    return hwgen_verilog.write(graph, out_dir, target="ecp5").to_json(), graph
 
 
 def dse_best(expr=DSE_EXPR, sizes=DSE_SIZES, array=DSE_ARRAY):
@@ -48,7 +48,7 @@ def dse_point(out_dir, **exploration):
     from hwgen.dataflow.generate import generate
     point = dse_best(**exploration)
     graph = generate(point.design)
-    return hwgen_verilog.write(graph, out_dir, target="ecp5"), graph, point
+    return hwgen_verilog.write(graph, out_dir, target="ecp5").to_json(), graph, point
 
 
 def useful_macs(kind, graph):

@@ -106,15 +106,14 @@ def cmd_build(args):
     steps = _Steps(3)
     info = verilog.write(graph, out, _lanes(args), steps, verilog.target_of(args.device))
     steps("done")
-    s = info["schedule"]
-    print(f"wrote {os.path.join(out, info['verilog'][0])} and {os.path.join(out, 'design.json')}")
-    print(f"  {info['top']} {info['params']}: expected_cycles {info['expected_cycles']}, "
-          f"{s['groups']} lockstep group(s), {s['register_streams']} stream(s) as registers, "
-          f"{s['fifo_streams']} as FIFOs")
-    print(f"  interval_cycles {info['interval_cycles']} per problem back to back; lanes "
-          + ", ".join(f"{p['payload'].removesuffix('__payload')}={p['lanes']}"
-                      for p in info["ports"]))
-    _say_if_ports_bound(info, args.lanes == "auto")
+    s = info.schedule
+    print(f"wrote {os.path.join(out, info.verilog[0])} and {os.path.join(out, 'design.json')}")
+    print(f"  {info.top} {info.params}: expected_cycles {info.expected_cycles}, "
+          f"{s.groups} lockstep group(s), {s.register_streams} stream(s) as registers, "
+          f"{s.fifo_streams} as FIFOs")
+    print(f"  interval_cycles {info.interval_cycles} per problem back to back; lanes "
+          + ", ".join(f"{p.signal}={p.lanes}" for p in info.ports))
+    _say_if_ports_bound(info.to_json(), args.lanes == "auto")
     return 0
 
 
@@ -221,9 +220,9 @@ def cmd_timing(args):
         files, top = selftest_verilog(graph, workdir)
     else:
         import shutil
-        for v in info["verilog"]:
+        for v in info.verilog:
             shutil.copy(os.path.join(out, v), workdir)
-        files, top = info["verilog"], info["top"]
+        files, top = list(info.verilog), info.top
     steps(f"synthesizing {top} for {args.device} with Yosys")
     t = timing(workdir, files, top, args.device, args.freq, args.seeds, progress=steps,
                router=args.router)

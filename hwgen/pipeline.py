@@ -110,8 +110,7 @@ def load_design(path, params=None, module=None, array=None, budget=None,
         limit = budget.get("brams", brams)
         if graph.folds and limit is not None:   # tiled within the block RAMs where it must be
             graph = _folded(path, build, full, region, _shape(graph.folds), limit, graph)
-        graph.search = report
-        return graph
+        return graph.with_(search=report)
     if array is None:
         return check(region.graph(full))
     return _folded(path, build, full, region, array, brams)
@@ -152,8 +151,7 @@ def _folded(path, build, full, region, array, brams, graph=None):
         tile = at(params)
         return tile.graph(params, fold=fold_onto(tile.task_grids(), array))
 
-    graph = graph or check(folded(full))
-    need = need_of(graph, shapes(full), brams)
+    need, graph = need_of(graph or check(folded(full)), shapes(full), brams)
     if need <= brams:
         return graph
     return tile_problem(folded, shapes, grid, full, {t.name for t in graph.outputs}, array,
@@ -183,8 +181,7 @@ def load_point(design, brams=DEVICE_BRAMS["ecp5-85k"]):
     why = ("the array " + "x".join(map(str, design.array)) + " does not divide "
            + ", ".join(f"{loop}={full[loop]}" for loop in design.space))
     if design.exact:        # checked only if built whole (the check runs every iteration)
-        graph = lower(design)
-        need = need_of(graph, shapes(full), brams)
+        need, graph = need_of(lower(design), shapes(full), brams)
         if need <= brams:
             return check(graph)
         why = f"the tensors' buffers need about {need} block RAMs, over the budget of {brams}"

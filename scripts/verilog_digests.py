@@ -86,8 +86,11 @@ def _digest(job):
         from hwgen.dataflow.generate import generate
         _, text, sizes, array, design = job
         point = _explored(text, sizes, array)[design]
-        graph, lanes = generate(point.design), None
         key = f"{text} | {sizes} | {array} | {design}"
+        try:
+            graph, lanes = generate(point.design), None
+        except Exception as e:      # a point generate refuses: its message is its digest
+            return key, f"refused: {e}"
     top = _top(graph, lanes)
     text = verilog.convert(top, name=graph.name, emit_src=False)
     extra = f"{top.expected_cycles} {top.interval_cycles} {sorted(top.lanes.items())}"

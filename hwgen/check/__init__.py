@@ -6,9 +6,10 @@ from .widths import check_widths
 
 
 def check(graph):
-    """Run every check; the first problem found raises ``HwgenError`` naming the user's line."""
+    """Run every check; the first problem found raises ``HwgenError`` naming the user's line.
+    Returns the graph, frozen (``ir.Graph.freeze``)."""
     check_streams(graph)
     check_layouts(graph)
     check_deadlock(graph)
     check_widths(graph)
-    return graph
+    return graph.freeze()

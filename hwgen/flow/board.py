@@ -23,8 +23,8 @@ seen (sticky), led[7:2] the problem counter's high bits (a running light while i
 iCEBreaker: green = all correct so far (blinks with the problem counter), red = mismatch.
 The button (ULX3S: FIRE 1) resets.
 """
-import json
 import os
+from dataclasses import replace
 
 import numpy as np
 from amaranth.back import verilog
@@ -40,6 +40,7 @@ from ..schedule import plan
 from . import constraints, floorplan, pnr, tools
 from .clocking import MHZ, Clocking
 from .fit import CAPACITY
+from .manifest import Bridge
 from .verilog import manifest
 
 # Each board's platform, device, LED count, bitstream packing and the bridge's (clock Hz, baud)
@@ -382,10 +383,8 @@ def bitstream(graph, out_dir, board, selftest=False, progress=None):
 
 def _write_manifest(core, workdir, out, t, clock_hz):
     """``design.json`` for the host: the accelerator's manifest, the bridge and the board."""
-    info = manifest(core.top, [])      # no Verilog: the accelerator is inside board_top.il
-    info["bridge"] = core.manifest(clock_hz)
-    info["board"] = {"name": t["board"], "bitstream": out, "clock_hz": clock_hz,
-                     "baud": t["baud"], "fmax_mhz": t["fmax_mhz"]}
-    with open(os.path.join(workdir, "design.json"), "w") as f:
-        json.dump(info, f, indent=1)
-        f.write("\n")
+    board = {"name": t["board"], "bitstream": out, "clock_hz": clock_hz, "baud": t["baud"],
+             "fmax_mhz": t["fmax_mhz"]}
+    # No Verilog: the accelerator is inside board_top.il.
+    replace(manifest(core.top, []), bridge=Bridge.from_json(core.manifest(clock_hz)),
+            extra={"board": board}).write(os.path.join(workdir, "design.json"))

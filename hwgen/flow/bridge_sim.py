@@ -6,11 +6,13 @@ framer and transmitter. Time is the simulation's: ``now()`` is simulated seconds
 waits in simulated time.
 """
 import os
+from dataclasses import replace
 
 from amaranth.sim import Simulator
 
 from ..rtl.bridge import Bridged
 from ..schedule import plan
+from .manifest import Bridge
 from .verilog import manifest as design_manifest
 
 __all__ = ["SimulatedLine", "simulate"]
@@ -101,9 +103,7 @@ def simulate(graph, source=None, build=None, clock_hz=CLOCK_HZ, divisor=DIVISOR,
     ``bridge`` key, a `SimulatedLine`); ``source``, ``build``: the program file and the
     ``load_design`` arguments it was built with, recorded for a reload."""
     dut = Bridged(plan(graph, lanes=1), divisor, chunk=chunk, timeout=timeout)
-    info = design_manifest(dut.top, [])             # no Verilog written
-    info["bridge"] = dut.manifest(clock_hz)
-    if source is not None:
-        info["source"] = os.path.abspath(source)
-        info["build"] = build
-    return info, SimulatedLine(dut, clock_hz)
+    extra = {} if source is None else {"source": os.path.abspath(source), "build": build}
+    info = replace(design_manifest(dut.top, []), bridge=Bridge.from_json(dut.manifest(clock_hz)),
+                   extra=extra)                    # no Verilog written
+    return info.to_json(), SimulatedLine(dut, clock_hz)

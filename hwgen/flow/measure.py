@@ -79,12 +79,12 @@ def _jobs(points, out, device, seeds, freq):
         folder = os.path.join(out, str(p["id"]))
         info = verilog.write(p["graph"], folder, target=verilog.target_of(device))
         texts = {}
-        for name in info["verilog"]:
+        for name in info.verilog:
             with open(os.path.join(folder, name)) as f:
                 texts[name] = f.read()
-        designs.append({"expected_cycles": info["expected_cycles"],
-                        "interval_cycles": info["interval_cycles"], "folder": folder})
-        jobs += [{"verilog": texts, "top": info["top"], "device": device, "seed": s,
+        designs.append({"expected_cycles": info.expected_cycles,
+                        "interval_cycles": info.interval_cycles, "folder": folder})
+        jobs += [{"verilog": texts, "top": info.top, "device": device, "seed": s,
                   "freq": freq, "tools": tools, "flow": flow} for s in seeds]
     return jobs, designs
 

@@ -103,7 +103,7 @@ def simulate(graph, out_dir, sim="auto", problems=3, seed=0, tests=None, lanes=N
     info = verilog.write(graph, out_dir, lanes=lanes, step=step, target=target)
     why = ""
     if sim == "auto":
-        sim, why = choose_simulator(info, len(graph.instances), problems)
+        sim, why = choose_simulator(info.to_json(), len(graph.instances), problems)
         why = f"; auto: {why}"
     if step:
         step(f"compiling and simulating {graph.name} {graph.params} on {sim} ({problems} "

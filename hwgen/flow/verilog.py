@@ -1,5 +1,4 @@
 """Component -> Verilog and ``design.json``, the manifest every testbench and flow reads."""
-import json
 import os
 import shutil
 
@@ -10,6 +9,7 @@ from ..rtl.top import Top, fifo_instance
 from ..schedule import plan
 from ..schedule.host_timing import row_pad
 from ..schedule.plan import array_starts
+from .manifest import Manifest, Port, Schedule, Stream
 from .pnr import device_info
 
 
@@ -19,27 +19,20 @@ def target_of(device):
 
 
 def manifest(top, verilog_files):
+    """The ``manifest.Manifest`` of ``top`` (an ``rtl.top.Top``) whose Verilog is in
+    ``verilog_files``: everything in it comes from the top's plan."""
     graph = top.graph
-    ports = []
-    for t in graph.tensors.values():
-        ports.append({"name": graph.host_name(t.name), "dir": t.direction, "dtype": t.dtype.name,
-                      "shape": list(t.shape), "lanes": top.lanes[t.name],
-                      "row_pad": row_pad(t, top.lanes[t.name]),
-                      "payload": f"{t.name}__payload", "valid": f"{t.name}__valid",
-                      "ready": f"{t.name}__ready"})
-    tiles = {"tiles": graph.tiles} if graph.tiles else {}
-    return {"top": graph.name, "verilog": list(verilog_files), "target": top.target,
-            "clock": "clk", "reset": "rst",
-            "params": dict(graph.params), "ports": ports,
-            "streams": [{"name": name, "depth": graph.channels[name].depth,
-                         "instance": fifo_instance(n)}
-                        for n, name in enumerate(top.schedule.fifos)],
-            "expected_cycles": top.expected_cycles,
-            "interval_cycles": top.interval_cycles,
-            "schedule": {"groups": len(top.schedule.groups),
-                         "array_cycles": array_starts(top.schedule),
-                         "register_streams": sum(len(g.links) for g in top.schedule.groups),
-                         "fifo_streams": len(top.schedule.fifos)}, **tiles}
+    ports = tuple(Port(graph.host_name(t.name), t.direction, t.dtype.name, tuple(t.shape),
+                       top.lanes[t.name], row_pad(t, top.lanes[t.name]), f"{t.name}__payload",
+                       f"{t.name}__valid", f"{t.name}__ready")
+                  for t in graph.tensors.values())
+    streams = tuple(Stream(name, graph.channels[name].depth, fifo_instance(n))
+                    for n, name in enumerate(top.schedule.fifos))
+    schedule = Schedule(len(top.schedule.groups), array_starts(top.schedule),
+                        sum(len(g.links) for g in top.schedule.groups), len(top.schedule.fifos))
+    return Manifest(graph.name, tuple(verilog_files), top.target, "clk", "rst",
+                    dict(graph.params), ports, streams, top.expected_cycles,
+                    top.interval_cycles, schedule, graph.tiles or None)
 
 
 def convert(top, name, step=None, label=None):
@@ -55,7 +48,7 @@ def convert(top, name, step=None, label=None):
 
 
 def write(graph, out_dir, lanes=None, step=None, target="generic"):
-    """Write ``<top>.v`` and ``design.json`` into ``out_dir``; return the manifest.
+    """Write ``<top>.v`` and ``design.json`` into ``out_dir``; return the ``Manifest``.
     ``step(text)`` announces each stage (see `convert`). ``target`` (``rtl.target.TARGETS``)
     selects the multipliers; the simulation models its primitives need are copied beside the
     Verilog and listed in ``design.json`` with it, so any simulator runs the same files Yosys
@@ -73,7 +66,5 @@ def write(graph, out_dir, lanes=None, step=None, target="generic"):
     for path in models:
         shutil.copy(path, out_dir)
     info = manifest(top, [vname] + [os.path.basename(p) for p in models])
-    with open(os.path.join(out_dir, "design.json"), "w") as f:
-        json.dump(info, f, indent=1)
-        f.write("\n")
+    info.write(os.path.join(out_dir, "design.json"))
     return info

@@ -179,6 +179,16 @@ class ArrayWrite:
     loc: tuple = None
 
 
+@dataclass(frozen=True)
+class Site:
+    """Where a statement stands: statement ``statement`` of segment ``segment`` of instance
+    ``instance``. The schedule's tables of statements are keyed by it (``Instance.sites``),
+    and those of tensor reads by ``(site, read)``: equal reads of one statement are one."""
+    instance: str
+    segment: int
+    statement: int
+
+
 @dataclass
 class Segment:
     """A perfect loop nest with trip counts ``trips`` (outer first) around ``body``."""
@@ -273,9 +283,20 @@ class Instance:
     arrays: dict = field(default_factory=dict)     # local array name -> TensorType
     contents: dict = field(default_factory=dict)   # read-only array -> its elements, row-major
 
+    def sites(self, segment=None):
+        """``(Site, segment, statement)`` of every statement, in order (of one segment, by
+        index, when ``segment`` is given)."""
+        for gi, seg in enumerate(self.segments):
+            if segment is None or gi == segment:
+                for k, s in enumerate(seg.body):
+                    yield Site(self.name, gi, k), seg, s
+
 
 @dataclass
 class Graph:
+    """A task graph. ``hwgen.check.check`` freezes the graph it passes (`freeze`): from then
+    on its fields are not written to, and mapping and tiling return new graphs
+    (``dataclasses.replace``, which gives an unfrozen copy, or `with_`)."""
     name: str
     params: dict
     tensors: dict                   # name -> Tensor, in declaration order
@@ -301,6 +322,22 @@ class Graph:
         """The name the host knows hardware tensor ``tensor`` by (an in-out tensor's
         halves, ``schedule.in_out``: the tensor's own)."""
         return self.host_names.get(tensor, tensor)
+
+    def __setattr__(self, name, value):
+        if self.__dict__.get("frozen"):
+            raise AttributeError(f"graph {self.name!r} is checked and frozen: make a new one "
+                                 f"with graph.with_({name}=...)")
+        super().__setattr__(name, value)
+
+    def freeze(self):
+        """Refuse any later write to the graph's fields; returns the graph."""
+        self.__dict__["frozen"] = True
+        return self
+
+    def with_(self, **changes):
+        """A copy with ``changes``, frozen as this graph is."""
+        copy = dataclasses.replace(self, **changes)
+        return copy.freeze() if self.__dict__.get("frozen") else copy
 
 
 # -- walking ------------------------------------------------------------------------------------

@@ -129,12 +129,13 @@ def _stage_order(graph, cut):
             raise HwgenError(f"cannot materialise stream {name!r}: other streams join its "
                              "producer and consumer into one stage; cut them too or keep the "
                              "pair fused", ch.loc)
-    stages = list({id(g): g for g in group.values()}.values())
-    after = {id(g): {id(group[graph.channels[ch].producer]) for ch in cut
-                     if graph.channels[ch].consumer in g} - {id(g)} for g in stages}
+    # A stage is its set of instances (stages are disjoint, so the set names it).
+    stages = list(dict.fromkeys(frozenset(g) for g in group.values()))
+    after = {g: {frozenset(group[graph.channels[ch].producer]) for ch in cut
+                 if graph.channels[ch].consumer in g} - {g} for g in stages}
     ordered = []
     while stages:
-        ready = [g for g in stages if not after.get(id(g), set()) - {id(o) for o in ordered}]
+        ready = [g for g in stages if not after[g] - set(ordered)]
         if not ready:
             raise HwgenError("cutting streams " + ", ".join(cut) + " leaves stages that feed "
                              "each other; cut fewer streams", graph.loc)

@@ -54,16 +54,15 @@ def tile_problem(lower, shapes, grid, full, outputs, array, brams, why, zeros_ne
     for _, params, tiles in tile_choices(have, deps, full, names, array, brams, shards(whole),
                                          pads, inputs)[:TRIES]:
         try:
-            graph = check(lower(params))
-            blocks = blocks_within(graph, brams)    # the lanes, read ports, FIFOs as built
+            # The lanes, read ports, FIFOs as built.
+            blocks, graph = blocks_within(check(lower(params)), brams)
         except HwgenError as e:     # e.g. a loop too short for the fold of this tile
             refused = refused or HwgenError(
                 f"the tiles that fit {brams} block RAMs ({params} first) cannot be built: "
                 f"{e.message}; give more block RAMs (BRAMS=) or another ARRAY", e.loc)
             continue
         if blocks <= brams:
-            graph.tiles = tiles
-            return graph
+            return graph.with_(tiles=tiles)
     raise refused or HwgenError(f"no tiling of {full} along {', '.join(names)} fits "
                                 f"{brams} block RAMs as the hardware builds it (lanes, read "
                                 "ports, FIFOs): give more (BRAMS=)")
@@ -138,31 +137,31 @@ def block_rams_of(graph):
 
 
 def need_of(graph, shapes, brams):
-    """Block RAMs of ``graph`` as built (``blocks_within``), or ``buffer_need`` (``shapes``:
-    name -> (shape, bits); a lower bound, before planning) where that is over ``brams``
-    already (a large problem is not planned whole) or the graph cannot be scheduled whole
-    (``plan`` says why)."""
+    """``(blocks, graph)``: block RAMs of ``graph`` as built and the graph built so
+    (``blocks_within``), or ``buffer_need`` (``shapes``: name -> (shape, bits); a lower
+    bound, before planning) and ``graph`` where that is over ``brams`` already (a large
+    problem is not planned whole) or the graph cannot be scheduled whole (``plan`` says
+    why)."""
     need = buffer_need(shapes, shards(graph), {t.name for t in graph.inputs})
     if need > brams:
-        return need
+        return need, graph
     try:
         return blocks_within(graph, brams)
     except HwgenError:
-        return need
+        return need, graph
 
 
 def blocks_within(graph, brams):
-    """``block_rams_of(graph)``; where that is over ``brams`` with output rows sharing block
-    RAMs (``schedule.shared_rows``), the count with a memory per bank (LUT-RAM), the graph
-    then built so (``share_rows``) if that fits."""
+    """``(block_rams_of(graph), graph)``; where that is over ``brams`` with output rows
+    sharing block RAMs (``schedule.shared_rows``), the count with a memory per bank
+    (LUT-RAM) and the graph built so (``share_rows`` off) if that fits."""
     blocks = block_rams_of(graph)
     if blocks > brams and graph.share_rows:
-        graph.share_rows = False
-        unshared = block_rams_of(graph)
-        if unshared <= brams:
-            return unshared
-        graph.share_rows = True
-    return blocks
+        unshared = graph.with_(share_rows=False)
+        fewer = block_rams_of(unshared)
+        if fewer <= brams:
+            return fewer, unshared
+    return blocks, graph
 
 
 def _buffer_blocks(entries, width, reads, element=None, output=False):

@@ -65,7 +65,8 @@ class Member(FloatLowering):
                                      self.inst.contents.get(a))
                        for a, t in sorted(self.inst.arrays.items())}
         self.memo = {}          # expression -> emitted value, within one statement
-        self.stmt, self.pred = None, ()     # the statement being compiled, its predicates
+        # The statement being compiled, its ``ir.Site`` and its predicates.
+        self.stmt, self.site, self.pred = None, None, ()
         self.segment = 0
         self.products = 0       # multiplies so far (each names its registers or DSP block)
         self.adds = 0           # adds of a cleared value so far (``arith.add_cleared``)
@@ -84,8 +85,8 @@ class Member(FloatLowering):
         for gi, seg in enumerate(self.inst.segments):
             self.segment, env = gi, {}
             self.unread = _unread_before(seg.body)
-            for s in seg.body:
-                self.stmt, self.pred = s, s.pred
+            for site, _, s in self.inst.sites(gi):
+                self.site, self.stmt, self.pred = site, s, s.pred
                 self.memo.clear()
                 statement[type(s)](s, env)
             for var, v in env.items():
@@ -172,16 +173,18 @@ class Member(FloatLowering):
 
     def _read(self, e, env):
         build = self.build
-        mport = self.ports.port_of[id(e)]
+        access = (self.site, e)
+        mport = self.ports.port_of[access]
         port = getattr(self.group, mport.name)
-        parts = [self.emit(i, env) for i in self.ports.address_index[id(e)]]
+        parts = [self.emit(i, env) for i in self.ports.address_index[access]]
         lvl = max([level_of(p) for p in parts] + [0])
         if mport.name not in build.driven:       # a shared port is driven once
             build.driven.add(mport.name)
             # An ``ahead`` port's address and slot go out one level early: the buffer
             # registers them, beside its memories (``schedule.ports.ahead``).
             at = lvl - mport.ahead
-            self.m.d.comb += [port.addr.eq(self._address(e, parts, at)), port.en.eq(build.en),
+            self.m.d.comb += [port.addr.eq(self._address(e, access, parts, at)),
+                              port.en.eq(build.en),
                               port.slot.eq(build.lines.tap(SLOT, self.skew + at, self.prefix))]
         return Staged(port.data, lvl + READ_LATENCY)
 
@@ -250,7 +253,7 @@ class Member(FloatLowering):
 
     def _array_read(self, e, env):
         arr = self.arrays[e.array]
-        lvl = self.levels.arr[e.array] + int(e.array in self.levels.late[id(self.stmt)])
+        lvl = self.levels.arr[e.array] + int(e.array in self.levels.late[self.site])
         parts = [self.emit(i, env) for i in e.index]
         addr = arr.address([self.at(p, lvl - arr.latency) for p in parts])
         return Staged(arr.read(addr), lvl)
@@ -271,7 +274,8 @@ class Member(FloatLowering):
             return
         reg = Staged(self.regs[s.var], self.levels.var[s.var])
         before = self.skew + reg.level - 1          # the iteration, one stage before it reads
-        if s.pred and isinstance(s.value, IRConst) and id(s) in self.unread and before >= 0 \
+        if s.pred and isinstance(s.value, IRConst) and self.site.statement in self.unread \
+                and before >= 0 \
                 and s.var not in self.levels.split and s.var not in self.held:
             line = self.build.controller.cond(self.segment, s.pred)
             tap = self.build.lines.tap(line, before, self.prefix)
@@ -315,23 +319,25 @@ class Member(FloatLowering):
 
     def _write(self, s, env):
         build = self.build
-        parts = [self.emit(i, env) for i in self.ports.address_index[id(s)]]
+        site = self.site
+        parts = [self.emit(i, env) for i in self.ports.address_index[site]]
         v = self.emit(s.value, env)
-        if id(s) in self.levels.held:       # the variable's register, a level after its write
-            var = self.levels.held[id(s)]
+        if site in self.levels.held:        # the variable's register, a level after its write
+            var = self.levels.held[site]
             v = Staged(self.regs[var], self.levels.var_w[var] + 1)
-        lvl = self.levels.writes[id(s)]     # every write of the tensor at one level
-        port = getattr(self.group, self.ports.port_of[id(s)].name)
+        lvl = self.levels.writes[site]      # every write of the tensor at one level
+        port = getattr(self.group, self.ports.port_of[site].name)
         c = self.cond(s.pred, lvl)
-        self.m.d.comb += [port.addr.eq(self._address(s, parts, lvl)),
+        self.m.d.comb += [port.addr.eq(self._address(s, site, parts, lvl)),
                           port.data.eq(self.at(v, lvl)), port.en.eq(c & build.en),
                           port.slot.eq(build.lines.tap(SLOT, self.skew + lvl, self.prefix))]
 
-    def _address(self, access, parts, level):
-        """The address of a tensor access inside its bank, at pipeline ``level``."""
+    def _address(self, access, key, parts, level):
+        """The address of a tensor access (``key`` in the group's ports) inside its bank, at
+        pipeline ``level``."""
         banking = self.bankings[access.tensor]
         addr = 0
-        for p, base, stride in zip(parts, self.ports.shard_base[id(access)],
+        for p, base, stride in zip(parts, self.ports.shard_base[key],
                                    banking.strides()):
             if isinstance(p, int):
                 addr += (p - base) * stride
@@ -342,12 +348,12 @@ class Member(FloatLowering):
 
 
 def _unread_before(body):
-    """The ids of the assignments to a variable that no earlier statement of ``body`` reads or
-    assigns: there, the variable's register holds nothing the iteration needs."""
+    """The positions in ``body`` of the assignments to a variable that no earlier statement
+    reads or assigns: there, the variable's register holds nothing the iteration needs."""
     touched, first = set(), set()
-    for s in body:
+    for k, s in enumerate(body):
         if isinstance(s, Assign) and s.var not in touched:
-            first.add(id(s))
+            first.add(k)
         touched |= {e.name for e in stmt_exprs(s) if isinstance(e, VarRef)}
         if isinstance(s, Assign):
             touched.add(s.var)

@@ -32,21 +32,21 @@ def group_spacing(graph, sched, group):
     if sched.fifos:
         return finish + 1
     first_write = finish
-    for name, stmt, its in statement_iterations(graph, group):
+    for name, site, stmt, its in statement_iterations(graph, group):
         if isinstance(stmt, Write):
-            tap = group.skew[name] + sched.levels[name].writes[id(stmt)]
+            tap = group.skew[name] + sched.levels[name].writes[site]
             first_write = min(first_write, min(its) + tap)
     return problem_spacing(group.iterations, group.taps, first_write)
 
 
 def statement_iterations(graph, group):
-    """Every statement of the group's members with the base iterations that execute it."""
+    """Every statement of the group's members, ``(member, ir.Site, statement, the base
+    iterations that execute it)``."""
     for name in group.members:
-        start = 0
-        for seg in graph.instances[name].segments:
-            for stmt in seg.body:
-                yield name, stmt, _iterations(seg.trips, stmt.pred, start)
-            start += seg.iterations
+        inst = graph.instances[name]
+        starts = list(itertools.accumulate((seg.iterations for seg in inst.segments), initial=0))
+        for site, seg, stmt in inst.sites():
+            yield name, site, stmt, _iterations(seg.trips, stmt.pred, starts[site.segment])
 
 
 def _iterations(trips, pred, start):
@@ -57,7 +57,7 @@ def _iterations(trips, pred, start):
 def _fifo_ops(graph, sched, group):
     """Per FIFO op of the group: ``(channel, StreamOp, tap, set of base iterations)``."""
     ops = []
-    for name, stmt, its in statement_iterations(graph, group):
+    for name, _, stmt, its in statement_iterations(graph, group):
         lv = sched.levels[name]
         for op, chan, _ in stream_ops(stmt):
             if chan in sched.fifos:

@@ -127,14 +127,16 @@ class Levels:
     puts, gets : dict
         Channel -> the level of the put (get) on it.
     writes : dict
-        ``id`` of a tensor ``Write`` statement -> its level: one per tensor, the latest of its
-        writes, so that they reach its output buffer in iteration order.
+        ``ir.Site`` of a tensor ``Write`` statement -> its level: one per tensor, the latest of
+        its writes, so that they reach its output buffer in iteration order.
     held : dict
-        ``id`` of a tensor ``Write`` of a variable assigned earlier in its iteration (and not
-        again after it) -> the variable: the write reads the variable's register, a level
+        ``ir.Site`` of a tensor ``Write`` of a variable assigned earlier in its iteration (and
+        not again after it) -> the variable: the write reads the variable's register, a level
         after it is written, so that the assignment's logic (an accumulator's adder) drives
-        the register alone (12x12 gemm_os: the adder's second load, the output bank's register,
-        was placed up to 4.5 ns of routing away).
+        the register alone, not also a far output bank's register.
+    late : dict
+        ``ir.Site`` of a statement -> the register arrays it reads after their write in the
+        same iteration (a level later).
     depth : int
         Pipeline stages of the instance (its deepest level plus one).
     """
@@ -143,7 +145,7 @@ class Levels:
         self.inst = inst
         self.memory = memory_arrays(inst)
         self.sums = accumulators(inst)
-        self.late = {}          # id of a statement -> the arrays it reads after their write
+        self.late = {}          # Site of a statement -> the arrays it reads after their write
         self.split, self.floor = set(), {}
         self._settle()
         for name in sorted(self.split):
@@ -219,18 +221,18 @@ class Levels:
             return max(self.level(x, env) for x in (e.cond, e.a, e.b))
         raise TypeError(e)
 
-    def _segment(self, seg, arr, arr_w):
-        """Each statement of ``seg`` with its level, and the levels assigned in the segment;
-        raises ``arr`` (``arr_w``: array read and write levels) where an element is read
-        (written) at a later level than known."""
+    def _segment(self, gi, arr, arr_w):
+        """Each statement of segment ``gi`` with its site and level, and the levels assigned
+        in the segment; raises ``arr`` (``arr_w``: array read and write levels) where an
+        element is read (written) at a later level than known."""
         env, levels, writes = {}, [], []
-        for s in seg.body:
+        for site, seg, s in self.inst.sites(gi):
             # Register arrays written earlier in this iteration are read a level later.
-            self.late[id(s)] = {a for a, pred in writes if coexist(pred, s.pred, seg.trips)
-                                and a not in self.memory and a not in self.split}
+            self.late[site] = {a for a, pred in writes if coexist(pred, s.pred, seg.trips)
+                               and a not in self.memory and a not in self.split}
             for key in [k for k in env if isinstance(k, tuple)]:
                 del env[key]
-            env.update({(WRITTEN, a): True for a in self.late[id(s)]})
+            env.update({(WRITTEN, a): True for a in self.late[site]})
             for e in stmt_exprs(s):
                 if isinstance(e, ArrayRead):
                     # The index must be ready when the element is read (a memory's address
@@ -239,7 +241,7 @@ class Levels:
                     arr[e.array] = max([arr[e.array]] +
                                        [self.level(i, env) + lead for i in e.index])
             if isinstance(s, Assign) and s.var in self.sums:
-                levels.append(self._sum(seg, s, env))
+                levels.append((site, *self._sum(seg, s, env)))
                 continue
             lv = self.level(s.value, env)
             if isinstance(s, Write) and self._holds(seg, s, env):
@@ -253,7 +255,7 @@ class Levels:
                 if s.pred:
                     lv = max(lv, env.get(s.var, self.var[s.var]))
                 env[s.var] = lv
-            levels.append((s, lv, dict(env)))
+            levels.append((site, s, lv, dict(env)))
         return levels, env
 
     def _holds(self, seg, write, env):
@@ -282,8 +284,8 @@ class Levels:
         ``(var, var_w, arr, arr_w)``."""
         var, var_w = dict(self.var), dict(self.var_w)
         arr, arr_w = dict(self.arr), dict(self.arr_w)
-        for seg in self.inst.segments:
-            for s, lv, _ in self._segment(seg, arr, arr_w)[0]:
+        for gi in range(len(self.inst.segments)):
+            for _, s, lv, _ in self._segment(gi, arr, arr_w)[0]:
                 if isinstance(s, Assign):
                     _raise(var, var_w, s.var, lv, s.var in self.split)
         for read, write in ((var, var_w), (arr, arr_w)):
@@ -294,15 +296,15 @@ class Levels:
     def _record(self):
         """Stream-op and write levels and the pipeline depth, at the settled levels."""
         tensor_writes, latest = [], {}
-        for seg in self.inst.segments:
-            levels, assigned = self._segment(seg, dict(self.arr), dict(self.arr_w))
-            for s, lv, env in levels:
+        for gi, seg in enumerate(self.inst.segments):
+            levels, assigned = self._segment(gi, dict(self.arr), dict(self.arr_w))
+            for site, s, lv, env in levels:
                 self.depth = max(self.depth, lv + 1)
                 if isinstance(s, Write):
-                    tensor_writes.append(s)
+                    tensor_writes.append((site, s))
                     latest[s.tensor] = max(lv, latest.get(s.tensor, 0))
                     if self._holds(seg, s, env):
-                        self.held[id(s)] = s.value.name
+                        self.held[site] = s.value.name
                 if isinstance(s, Put):      # several puts on a stream share one level
                     self.puts[s.channel] = max(lv, self.puts.get(s.channel, 0))
                 for e in stmt_exprs(s):
@@ -314,8 +316,8 @@ class Levels:
                                              if v in self.var] +
                              [self.arr_w[a] + 1 for a in self.arr] +
                              [lv + 1 for lv in self.puts.values()])
-        for w in tensor_writes:
-            self.writes[id(w)] = latest[w.tensor]
+        for site, w in tensor_writes:
+            self.writes[site] = latest[w.tensor]
 
 
 def _raise(read, write, name, level, split):

@@ -39,11 +39,12 @@ class GroupPorts:
     ports : list
         ``MemoryPort`` and ``FifoPort``, in the order the group's signature lists them.
     port_of : dict
-        ``id`` of a ``Read`` / ``Write`` -> its ``MemoryPort``.
+        An access -> its ``MemoryPort``; an access is the ``ir.Site`` of a ``Write``, or
+        ``(site, read)`` for a ``Read`` in the statement at ``site``.
     shard_base : dict
-        ``id`` of a ``Read`` / ``Write`` -> the first index of its bank's shard, per dimension.
+        An access -> the first index of its bank's shard, per dimension.
     address_index : dict
-        ``id`` of a ``Read`` / ``Write`` -> the index expressions its address in the bank is
+        An access -> the index expressions its address in the bank is
         computed from, per dimension: the access's own, less ``shard_base``; for a cyclic
         dimension the index divided by its shards (``ir.layout.cyclic_split``).
     """
@@ -113,25 +114,24 @@ def plan_ports(graph, sched, group, bankings):
     plan, shared = GroupPorts(), {}
     counts = {True: 0, False: 0}
 
-    def memory(access, inst, seg, write):
-        bank, plan.shard_base[id(access)], plan.address_index[id(access)] = \
-            _bank(graph, bankings, access, seg)
-        key = None
+    def memory(key, access, inst, seg, write):
+        bank, plan.shard_base[key], plan.address_index[key] = _bank(graph, bankings, access, seg)
+        broadcast = None
         if not write and _static_index(access):
             # Reads of the same address of one bank at the same skew share one port (a
             # broadcast); tests/dataflow/test_cost.py holds the cost model's count to this.
-            key = (access.tensor, bank, access.index, group.skew[inst.name])
-            if key in shared:
-                plan.port_of[id(access)] = shared[key]
+            broadcast = (access.tensor, bank, access.index, group.skew[inst.name])
+            if broadcast in shared:
+                plan.port_of[key] = shared[broadcast]
                 return
         port = MemoryPort(f"{'wr' if write else 'rd'}{counts[write]}", access.tensor, bank,
-                          write, not write and ahead(plan.address_index[id(access)],
+                          write, not write and ahead(plan.address_index[key],
                                                      group.skew[inst.name]))
         counts[write] += 1
         plan.ports.append(port)
-        plan.port_of[id(access)] = port
-        if key is not None:
-            shared[key] = port
+        plan.port_of[key] = port
+        if broadcast is not None:
+            shared[broadcast] = port
 
     def fifo(channel, op):
         """One port per stream and direction, shared by the instance's statements on it."""
@@ -141,15 +141,14 @@ def plan_ports(graph, sched, group, bankings):
 
     for name in group.members:
         inst = graph.instances[name]
-        for seg in inst.segments:
-            for s in seg.body:
-                if isinstance(s, Write):
-                    memory(s, inst, seg, write=True)
-                if isinstance(s, Put) and s.channel in sched.fifos:
-                    fifo(s.channel, StreamOp.PUT)
-                for e in stmt_exprs(s):
-                    if isinstance(e, Read) and id(e) not in plan.port_of:
-                        memory(e, inst, seg, write=False)
-                    if isinstance(e, Get) and e.channel in sched.fifos:
-                        fifo(e.channel, StreamOp.GET)
+        for site, seg, s in inst.sites():
+            if isinstance(s, Write):
+                memory(site, s, inst, seg, write=True)
+            if isinstance(s, Put) and s.channel in sched.fifos:
+                fifo(s.channel, StreamOp.PUT)
+            for e in stmt_exprs(s):
+                if isinstance(e, Read) and (site, e) not in plan.port_of:
+                    memory((site, e), e, inst, seg, write=False)
+                if isinstance(e, Get) and e.channel in sched.fifos:
+                    fifo(e.channel, StreamOp.GET)
     return plan

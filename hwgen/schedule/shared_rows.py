@@ -22,10 +22,10 @@ def shared_rows(graph, sched, ports, bankings):
     name -> ``ir.layout.Banking``."""
     writes = defaultdict(list)      # (tensor, bank) -> [(group, {counts})]
     for g in sched.groups:
-        for name, stmt, its in statement_iterations(graph, g):
+        for name, site, stmt, its in statement_iterations(graph, g):
             if isinstance(stmt, Write):
-                port = ports[g.name].port_of[id(stmt)]
-                tap = g.skew[name] + sched.levels[name].writes[id(stmt)]
+                port = ports[g.name].port_of[site]
+                tap = g.skew[name] + sched.levels[name].writes[site]
                 writes[stmt.tensor, port.bank].append((g.name, {i + tap for i in its}))
     return frozenset(t.name for t in graph.outputs
                      if _rows_disjoint(writes, t.name, bankings[t.name]))

@@ -11,7 +11,7 @@ from tests.conftest import example
 def test_small_gemm_on_ecp5_has_one_multiplier_per_pe(tmp_path):
     graph = load_design(example("gemm_os"), {"M": 2, "N": 2, "K": 4})
     info = verilog.write(graph, tmp_path, target="ecp5")    # MULT18X18D blocks; model skipped
-    t = pnr.timing(str(tmp_path), info["verilog"], info["top"], "ecp5-85k", router="router2")
+    t = pnr.timing(str(tmp_path), info.verilog, info.top, "ecp5-85k", router="router2")
     assert "Router2 time" in (tmp_path / "nextpnr_1.log").read_text()     # the router asked for
     command = (tmp_path / "nextpnr_1.out").read_text().splitlines()[0]     # the log's first line
     assert " ".join(pnr.PLACER_ARGS["ecp5"]) in command and "--seed 1" in command

@@ -61,7 +61,7 @@ def test_a_fold_written_by_hand_gives_the_arrays_verilog(tmp_path):
 def test_auto_lanes_are_in_the_manifest(tmp_path):
     graph = load_design(example("gemm_os"), {"M": 4, "N": 4, "K": 32})
     info = verilog.write(graph, tmp_path)
-    lanes = {p["name"]: p["lanes"] for p in info["ports"]}
+    lanes = {p.name: p.lanes for p in info.ports}
     assert lanes == {"A": 4, "B": 4, "C": 2}
     text = (tmp_path / "gemm_os.v").read_text()
     assert "input [31:0] A__payload" in text and "output [63:0] C__payload" in text
@@ -69,9 +69,9 @@ def test_auto_lanes_are_in_the_manifest(tmp_path):
 
 def test_padded_rows_are_in_the_manifest(tmp_path):
     graph = load_design(example("gemm_os"), {"M": 3, "N": 5, "K": 97})
-    ports = {p["name"]: p for p in verilog.write(graph, tmp_path)["ports"]}
-    assert (ports["A"]["lanes"], ports["A"]["row_pad"]) == (4, 3)     # 97 + 3 = 25 beats of 4
-    assert ports["B"]["row_pad"] == ports["C"]["row_pad"] == 0
+    ports = {p.name: p for p in verilog.write(graph, tmp_path).ports}
+    assert (ports["A"].lanes, ports["A"].row_pad) == (4, 3)     # 97 + 3 = 25 beats of 4
+    assert ports["B"].row_pad == ports["C"].row_pad == 0
 
 
 def test_convert_announces_its_stages_and_equals_amaranth(tmp_path):
@@ -95,5 +95,5 @@ def test_the_target_follows_the_device_and_an_unknown_one_is_an_error(tmp_path):
     # Nothing to multiply and no block RAM: the models of what it does instantiate, the
     # output skid's copies of its write enables (cleared in reset), the consumer's copies of
     # the control lines and its running sum's carry chain.
-    assert info["target"] == "ecp5"
-    assert info["verilog"] == ["producer_consumer.v", "FD1S3IX.v", "FD1P3IX.v", "CCU2C.v"]
+    assert info.target == "ecp5"
+    assert info.verilog == ("producer_consumer.v", "FD1S3IX.v", "FD1P3IX.v", "CCU2C.v")

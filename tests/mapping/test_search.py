@@ -96,7 +96,7 @@ def test_shapes_whose_host_ports_exceed_the_pin_budget_are_rejected(tmp_path):
     assert any("its host ports take 72 pins, over the budget of 60" in line for line in report)
     assert plan(graph).host_pins <= 60
     info = verilog.write(graph, str(tmp_path), None, None, "generic")
-    text = open(tmp_path / info["verilog"][0]).read()
-    top = text[text.index(f"module {info['top']}("):].split("endmodule", 1)[0]
+    text = open(tmp_path / info.verilog[0]).read()
+    top = text[text.index(f"module {info.top}("):].split("endmodule", 1)[0]
     widths = re.findall(r"^ *(?:input|output) (?:\[(\d+):0\] )?\w+;", top, re.M)
     assert sum(int(w) + 1 if w else 1 for w in widths) == plan(graph).host_pins

@@ -1,0 +1,158 @@
+"""``design.json`` as typed objects: what a generated design tells its hosts.
+
+`Manifest` is built from the plan (``verilog.manifest``) and read back from a file only where a
+file is read (`Manifest.read`); ``to_json`` gives the file's dict, key for key and in its order,
+so a manifest read and written again is the same file. Keys the type does not know (added by
+later extensions) are kept as they are, after the known ones.
+"""
+import json
+from dataclasses import dataclass, field, fields
+
+from ..errors import HwgenError
+
+
+@dataclass(frozen=True)
+class Port:
+    """One host port: a tensor's stream, ``lanes`` elements per beat (``row_pad`` padding
+    elements after each row of an input's innermost dimension)."""
+    name: str
+    dir: str                    # "in" or "out"
+    dtype: str
+    shape: tuple
+    lanes: int
+    row_pad: int
+    payload: str                # the Verilog signals of the stream
+    valid: str
+    ready: str
+
+    @property
+    def signal(self):
+        """The stem of the port's Verilog signals (``A`` of ``A__payload``)."""
+        return self.payload.removesuffix("__payload")
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A stream built as a FIFO, and the FIFO's instance in the top."""
+    name: str
+    depth: int
+    instance: str
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """What the schedule built: lockstep groups, the cycles the array takes per problem, and
+    the streams lowered to registers and to FIFOs."""
+    groups: int
+    array_cycles: int
+    register_streams: int
+    fifo_streams: int
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """The UART host bridge a board's design sits behind (``rtl.bridge``)."""
+    clock_hz: int
+    baud: float
+    divisor: int
+    timeout_cycles: int
+    chunk_bytes: int
+    window: int
+    ports: tuple                # dicts: name, dir, id, element_bytes, chunk
+
+    @classmethod
+    def from_json(cls, data):
+        """The bridge of ``design.json``'s ``bridge`` dict (``rtl.bridge.Bridged.manifest``)."""
+        return cls(**dict(data, ports=tuple(data["ports"])))
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """One design's ``design.json``."""
+    top: str
+    verilog: tuple
+    target: str
+    clock: str
+    reset: str
+    params: dict
+    ports: tuple                # Port
+    streams: tuple              # Stream
+    expected_cycles: int
+    interval_cycles: int
+    schedule: Schedule
+    tiles: dict = None          # a tiled design: the order of its tiles (``host``)
+    bridge: Bridge = None
+    extra: dict = field(default_factory=dict)   # other keys, in the file's order
+
+    def port(self, name, direction=None):
+        """The port ``name`` (of ``direction``, for an in-out tensor's two)."""
+        for p in self.ports:
+            if p.name == name and direction in (None, p.dir):
+                return p
+        raise HwgenError(f"design {self.top!r} has no port {name!r}; its ports are "
+                         + ", ".join(sorted({p.name for p in self.ports})))
+
+    def to_json(self):
+        """The dict ``design.json`` holds."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "extra":
+                out.update(value)
+            elif f.name in ("tiles", "bridge") and value is None:
+                continue
+            else:
+                out[f.name] = _plain(value)
+        return out
+
+    @classmethod
+    def from_json(cls, data, where="design.json"):
+        """The manifest of a ``design.json`` dict; a missing or malformed key is a
+        HwgenError naming ``where`` and the key."""
+        if not isinstance(data, dict):
+            raise HwgenError(f"{where} must hold a JSON object, not {type(data).__name__}")
+        known = {f.name for f in fields(cls)} - {"extra"}
+        try:
+            values = {k: data[k] for k in known if k in data}
+            values["verilog"] = tuple(data["verilog"])
+            values["ports"] = tuple(Port(**dict(p, shape=tuple(p["shape"])))
+                                    for p in data["ports"])
+            values["streams"] = tuple(Stream(**s) for s in data["streams"])
+            values["schedule"] = Schedule(**data["schedule"])
+            if "bridge" in data:
+                values["bridge"] = Bridge.from_json(data["bridge"])
+            return cls(**values, extra={k: v for k, v in data.items() if k not in known})
+        except KeyError as e:
+            raise HwgenError(f"{where} has no key {e.args[0]!r}: is it a hwgen design.json?") \
+                from None
+        except TypeError as e:
+            raise HwgenError(f"{where} is malformed ({e})") from None
+
+    @classmethod
+    def read(cls, path):
+        """The manifest in the file ``path``."""
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except OSError as e:
+            raise HwgenError(f"cannot read {path}: {e.strerror}") from None
+        except ValueError as e:
+            raise HwgenError(f"{path} is not JSON: {e}") from None
+        return cls.from_json(data, path)
+
+    def write(self, path):
+        """Write the manifest to ``path`` as ``design.json`` is written."""
+        with open(path, "w") as f:
+            json.dump(self.to_json(), f, indent=1)
+            f.write("\n")
+
+
+def _plain(value):
+    """``value`` as JSON holds it: dataclasses as dicts, tuples as lists."""
+    if hasattr(value, "__dataclass_fields__"):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
