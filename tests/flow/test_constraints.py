@@ -89,22 +89,13 @@ def _real(kind, name):
         return f.read()
 
 
-@pytest.mark.parametrize("old,new,message", [
+DEVICE_FAULTS = [
     ("dsp = 156", "dsp = [156", r"not valid TOML"),
     ("dsp = 156\n", "", r"key 'capacity\.dsp' is missing"),
     ("pins = 365", "pins = '365'", r"key 'capacity\.pins' must be an integer, got '365'"),
     ("rows_y", "row_y", r"unknown key 'dsp_sites\.row_y'"),
-])
-def test_a_malformed_device_file_names_the_file_and_key(tmp_path, old, new, message):
-    path = tmp_path / "ecp5-85k.toml"
-    text = _real("devices", "ecp5-85k")
-    assert old in text
-    path.write_text(text.replace(old, new, 1))
-    with pytest.raises(HwgenError, match=f"^{path}: .*{message}"):
-        constraints.load_device(str(path))
-
-
-@pytest.mark.parametrize("old,new,message", [
+]
+BOARD_FAULTS = [
     ("ULX3S_85F_Platform", "ULX3S_86F_Platform", r"key 'platform': no class"),
     ('device = "ecp5-85k"', 'device = "ecp5-25k"', r"key 'device': unknown DEVICE 'ecp5-25k'"),
     ("[[60, 3_000_000], [45, 3_000_000]]", "[[60, 3_000_000], [45]]",
@@ -113,14 +104,20 @@ def test_a_malformed_device_file_names_the_file_and_key(tmp_path, old, new, mess
     ('[oscillator]', 'oscillator = 25\n[oscillatorx]', r"unknown key 'oscillatorx'"),
     ('[oscillator]                                    # the platform\'s default clock, clk25\n'
      'pin = "G2"\nmhz = 25\n', "oscillator = 25\n", r"key 'oscillator' must be a table"),
-])
-def test_a_malformed_board_file_names_the_file_and_key(tmp_path, old, new, message):
-    path = tmp_path / "ulx3s-85f.toml"
-    text = _real("boards", "ulx3s-85f")
+]
+
+
+@pytest.mark.parametrize("kind,name,old,new,message",
+                         [("devices", "ecp5-85k", *f) for f in DEVICE_FAULTS] +
+                         [("boards", "ulx3s-85f", *f) for f in BOARD_FAULTS])
+def test_a_malformed_file_names_the_file_and_key(tmp_path, kind, name, old, new, message):
+    path = tmp_path / f"{name}.toml"
+    text = _real(kind, name)
     assert old in text
     path.write_text(text.replace(old, new, 1))
-    with pytest.raises(HwgenError, match=f"^{path}: {message}"):
-        constraints.load_board(str(path))
+    load = constraints.load_device if kind == "devices" else constraints.load_board
+    with pytest.raises(HwgenError, match=f"^{path}: .*{message}"):
+        load(str(path))
 
 
 # The tables as they were written in the modules before the constraint files.
