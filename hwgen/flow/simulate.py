@@ -142,8 +142,8 @@ def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None
     if os.path.exists(xml):
         os.remove(xml)
     try:
-        runner.test(test_module="stream_tb", hdl_toplevel=info["top"], hdl_toplevel_lang="verilog",
-                    test_dir=test_dir,
+        runner.test(test_module="stream_tb", hdl_toplevel=info["top"],
+                    hdl_toplevel_lang="verilog", test_dir=test_dir,
                     build_dir=build_dir, testcase=tests, results_xml=xml,
                     extra_env={"HWGEN_DESIGN_DIR": out_dir, "HWGEN_SEED": str(seed + 7),
                                "HWGEN_BUDGET": str(budget or ""),
