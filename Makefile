@@ -60,10 +60,10 @@ demo: setup
 # The complete suite (what CI runs) and the everyday tier: no place-and-route, Icarus only, no
 # test that took 2 s or more in the run recorded in tests/durations.json (heavy).
 test: setup
-	$(PY) -m pytest -n $(JOBS) -q tests
+	$(PY) -m pytest -n $(JOBS) --dist worksteal -q tests
 
 test-fast: setup
-	$(PY) -m pytest -n $(JOBS) -q -m "not slow and not pnr and not verilator and not heavy" tests
+	$(PY) -m pytest -n $(JOBS) --dist worksteal -q -m "not slow and not pnr and not verilator and not heavy" tests
 
 # The program in the interpreter against its own numpy reference(): no hardware.
 check: setup
