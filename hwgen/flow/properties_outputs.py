@@ -13,7 +13,7 @@ from amaranth.hdl import Assert, Assume, Cat, Const, Fragment, Module, Mux, Sign
 from amaranth.utils import ceil_log2
 
 from ..rtl.output_banks import OutputBanks
-from ..rtl.output_chain import OutputChain, chain_lead
+from ..rtl.output_chain import OutputChain
 from ..rtl.replica import later
 from ..rtl.signatures import shape_of
 from ..schedule import plan
@@ -50,7 +50,7 @@ def output_buffers(graph, lanes=1, fault=False):
         banking = p.bankings[t.name]
         writers = bank_ports(p, t.name, "writes")
         if chained(banking):
-            buf = OutputChain(t, banking, writers, p.lanes[t.name], p.slots, lead=chain_lead(p))
+            buf = OutputChain(t, banking, writers, p.lanes[t.name], p.slots, lead=p.chain_lead)
         else:
             buf = _ProbedBanks(t, banking, writers, p.lanes[t.name], p.slots,
                                t.name in p.shared_rows)

@@ -8,12 +8,9 @@ one has issued its iterations and ``spacing`` cycles have passed.
 """
 from amaranth.hdl import Cat, Const, Mux, Signal
 
+from ..schedule.host_timing import FINISH_AHEAD
 from ..schedule.lines import FINISH, SLOT, Line
 from .walk import SlotCounter
-
-# Cycles by which a group that never stalls announces its finish: a register (``rtl.top``)
-# and the output chain's decision ``lead - 1`` cycles ahead (``rtl.output_chain``).
-FINISH_AHEAD = 4
 
 
 def all_of(terms):

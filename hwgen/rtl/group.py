@@ -19,7 +19,7 @@ from ..ir.graph import StreamOp
 from ..schedule.host_timing import slot_bits
 from ..schedule.ports import FifoPort, safe_name
 from . import signatures
-from .controller import FINISH_AHEAD, Controller
+from .controller import Controller
 from .datapath import Member
 from .delay import DelayLines
 from .target import check_target
@@ -87,8 +87,8 @@ class Group(wiring.Component):
 
     @property
     def announces_finish(self):
-        """The group has ``finished_ahead`` (`announces_finish`)."""
-        return announces_finish(self._plan, self._scheduled)
+        """The group has ``finished_ahead`` (``schedule.Plan.announces_finish``)."""
+        return self._plan.announces_finish(self._scheduled)
 
     def _signature(self, port):
         graph = self.plan.graph
@@ -154,10 +154,3 @@ class Build:
     stall_terms: list = field(default_factory=list)     # a blocked FIFO op stalls the group
     driven: set = field(default_factory=set)            # shared read ports already driven
 
-
-def announces_finish(plan, scheduled):
-    """Whether the group ``scheduled`` of ``plan`` knows ``FINISH_AHEAD`` cycles ahead that it
-    finishes: it never stalls (no FIFO ports), and its finish is that many taps or more down
-    its delay line."""
-    return scheduled.taps >= FINISH_AHEAD and \
-        not any(isinstance(p, FifoPort) for p in plan.ports[scheduled.name].ports)

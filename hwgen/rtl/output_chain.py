@@ -9,7 +9,7 @@ Every chain register's enable and select come straight from flip-flops: the chai
 ``ready`` takes ``lead`` cycles later (``rtl.top`` drains the chain through ``skid.Skid``,
 which announces it a cycle earlier, into a register), and, with ``lead > 1``, from
 ``commit_ahead``, the commit ``lead - 1`` cycles later (``rtl.top`` has it when a single
-group never stalls: ``controller.FINISH_AHEAD``, through a register). A chain has a register
+group never stalls: ``schedule.Plan.chain_lead``, through a register). A chain has a register
 of every element of the tensor; with ``take = valid & ready`` in front of their enable, the
 host's handshake would reach all of them through logic in a cycle. The load and shift
 registers are copied (``rtl.replica``), one copy per row of the tensor and ``LOADS_PER_COPY``
@@ -26,19 +26,9 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib.wiring import In, Out
 
 from ..schedule.host_timing import copy_groups, row_length
-from .controller import FINISH_AHEAD
-from .group import announces_finish
 from .output_buffer import OutputBuffer
 from .replica import copies, copies_ahead, later
 from .signatures import shape_of
-
-
-def chain_lead(plan):
-    """The ``lead`` ``rtl.top`` gives its output chains: ``FINISH_AHEAD`` when a single group
-    announces its finish that far ahead (``group.announces_finish``; ``rtl.top`` registers the
-    announcement once), else 1."""
-    groups = plan.schedule.groups
-    return FINISH_AHEAD if len(groups) == 1 and announces_finish(plan, groups[0]) else 1
 
 
 class OutputChain(OutputBuffer):

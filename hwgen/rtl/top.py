@@ -12,11 +12,11 @@ from amaranth.lib.wiring import In, Out, connect
 from ..ir.graph import StreamOp
 from ..schedule.host_timing import chained
 from ..schedule.plan import Plan
-from .controller import FINISH_AHEAD
+from ..schedule.host_timing import FINISH_AHEAD
 from .group import Group
 from .input_buffer import InputBuffer
 from .output_banks import OutputBanks
-from .output_chain import OutputChain, chain_lead
+from .output_chain import OutputChain
 from .replica import copies
 from .skid import Skid
 from .target import check_target
@@ -106,14 +106,16 @@ class Top(wiring.Component):
             args = (t, plan.bankings[t.name], [p.bank for _, p in writers[t.name]],
                     plan.lanes[t.name], plan.slots)
             if chained(plan.bankings[t.name]):
-                buf = OutputChain(*args, target=self.target, lead=chain_lead(plan))
+                buf = OutputChain(*args, target=self.target, lead=plan.chain_lead)
             else:
                 buf = OutputBanks(*args, shared_rows=t.name in plan.shared_rows,
                                   target=self.target)
             m.submodules[f"out_{t.name}"] = buf
-            lead = buf.lead + 1 if isinstance(buf, OutputChain) else 1
+            lead, ahead = plan.skid_lead(t.name)
+            assert lead == (buf.lead + 1 if isinstance(buf, OutputChain) else 1), \
+                f"{t.name}: the skid's lead is not the plan's"
             skid = m.submodules[f"skid_{t.name}"] = Skid(buf.host.payload.shape(), lead,
-                                                          self.target, valid_ahead=lead >= 4)
+                                                          self.target, valid_ahead=ahead)
             self.skids[t.name] = skid
             connect(m, buf.host, skid.i)
             if skid.valid_ahead:

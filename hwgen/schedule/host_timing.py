@@ -14,6 +14,11 @@ from ..host import beats as shape_beats
 # Chain bits one copy of an output chain's load or shift decision drives (``copy_groups``).
 LOADS_PER_COPY = 64
 
+# Cycles by which a group that never stalls announces its finish (``Plan.announces_finish``):
+# a register in ``rtl.top``, then an output chain's decision ``lead - 1`` cycles ahead
+# (``Plan.chain_lead``).
+FINISH_AHEAD = 4
+
 # Cycles from a commit to the first output beat: the chain loads (or the first read issues) in
 # the cycle after the commit, the beat is valid one cycle later and reaches the host through
 # one register (``rtl.skid``). Memory banks read in two cycles (``rtl.output_banks``: the

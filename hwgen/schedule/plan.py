@@ -9,7 +9,7 @@ from ..ir.ranges import hardware_ranges
 from . import host_timing
 from .in_out import split_in_out
 from .recurrences import spaced
-from .ports import plan_ports
+from .ports import FifoPort, plan_ports
 from .shared_rows import shared_rows
 from .static import schedule
 from .support import check_support
@@ -63,6 +63,31 @@ class Plan:
         the clock and reset (what a package must have, ``--ports``)."""
         return 2 + sum(t.dtype.bits * self.lanes[t.name] + 2
                        for t in self.graph.tensors.values())
+
+    def announces_finish(self, group):
+        """Whether ``group`` (one of ``schedule.groups``) knows ``host_timing.FINISH_AHEAD``
+        cycles ahead that it finishes: it never stalls (no FIFO ports), and its finish is that
+        many taps or more down its delay line (``rtl.controller``'s ``finished_ahead``)."""
+        return group.taps >= host_timing.FINISH_AHEAD and \
+            not any(isinstance(p, FifoPort) for p in self.ports[group.name].ports)
+
+    @property
+    def chain_lead(self):
+        """The cycles ahead an output chain decides its loads and shifts
+        (``rtl.output_chain``): ``FINISH_AHEAD`` when a single group announces its finish that
+        far ahead (``rtl.top`` registers the announcement once), else 1."""
+        groups = self.schedule.groups
+        return host_timing.FINISH_AHEAD if len(groups) == 1 and \
+            self.announces_finish(groups[0]) else 1
+
+    def skid_lead(self, tensor):
+        """``(lead, valid_ahead)`` of the skid at output ``tensor``'s port (``rtl.skid``): the
+        cycles ahead it learns that a beat comes (a chain's lead and the register after it,
+        or 1 after banks), and whether it is told valid that far ahead (behind a chain that
+        decides ``FINISH_AHEAD`` cycles ahead)."""
+        if not host_timing.chained(self.bankings[tensor]):
+            return 1, False
+        return self.chain_lead + 1, self.chain_lead == host_timing.FINISH_AHEAD
 
     @property
     def group_spacing(self):

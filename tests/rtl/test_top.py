@@ -102,10 +102,9 @@ def test_an_output_chain_decides_from_a_register_its_skid_announces():
     decides: the chain registers that announcement, so the host's ready never reaches its
     decision in the same cycle (and the stalls above still lose nothing)."""
     from amaranth.hdl import Fragment
-    from hwgen.rtl.output_chain import chain_lead
     top = Top(plan(load_design(example("gemm_os"), {"M": 3, "N": 5, "K": 7})))
     Fragment.get(top, None)
-    assert chain_lead(top.plan) == 4 and top.skids["C"].lead == 5
+    assert top.plan.chain_lead == 4 and top.skids["C"].lead == 5
 
 
 @pytest.mark.parametrize("name", ["gemm_os", "gemm_ws"])       # an output chain; output banks
@@ -137,3 +136,25 @@ def test_every_blocks_copy_of_a_start_flag_equals_the_flag(name):
     sim.add_testbench(tb)
     sim.run()
     assert beats["out"] > 0       # problems started and drained
+
+
+@pytest.mark.parametrize("name,params", [("gemm_os", {"M": 3, "N": 5, "K": 7}),
+                                         ("gemm_ws", {"M": 4, "N": 3, "K": 3}),
+                                         ("gemv_cooperative", {"P": 2, "M": 3, "K": 4}),
+                                         ("mlp_pipeline", {})])
+def test_every_lead_the_top_builds_is_the_plans(name, params):
+    """The leads of the groups, output chains and skids are the plan's
+    (``schedule.Plan.announces_finish``, ``chain_lead``, ``skid_lead``; ``rtl.top`` asserts
+    each chain's against its skid's): rtl decides none."""
+    from amaranth.hdl import Fragment
+    from hwgen.rtl.group import Group
+    top = Top(plan(load_design(example(name), params)))
+    Fragment.get(top, None)
+    p = top.plan
+    for g in p.schedule.groups:
+        group = Group(p, g)
+        assert group.announces_finish == p.announces_finish(g) == \
+            hasattr(group, "finished_ahead")
+    for t in p.graph.outputs:
+        skid = top.skids[t.name]
+        assert (skid.lead, skid.valid_ahead) == p.skid_lead(t.name)
