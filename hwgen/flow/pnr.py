@@ -10,10 +10,10 @@ from . import constraints, floorplan, tools
 DEVICES = {d.name: {"family": d.family, "args": list(d.nextpnr)}
            for d in map(constraints.device, constraints.devices())}
 
-# nextpnr's analytic placer, weighted towards timing on ECP5 (its defaults: 10 and 2). Measured
-# on gemm_os, ECP5-85k, router1, seeds 1/2/3: 12x12x96 160.6 / 161.5 / 175.7 MHz against
-# 144.3 / (router1 stalled at 20 arcs after 35 min) / 165.4 with the defaults; 8x8x64
-# 229.1 / 229.9 / 230.7 against 195.5 / 228.1 / 229.5.
+# nextpnr's analytic placer (HeAP), weighted towards timing on ECP5: a larger timing weight
+# (``--placer-heap-timingweight``) and criticality exponent (``--placer-heap-critexp``; its
+# defaults: 10 and 2) make timing-critical arcs count for more against wirelength, the most
+# critical the most, so that the placer keeps the timing-critical arcs short.
 PLACER_ARGS = {"ecp5": ["--placer-heap-timingweight", "40", "--placer-heap-critexp", "4"]}
 
 # nextpnr's routers (``--router``): the first is its default.

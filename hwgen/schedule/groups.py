@@ -116,9 +116,9 @@ def partition(graph, solo=frozenset()):
 
 # The smallest skew: every member runs at least two cycles behind its controller, so that
 # what it taps of the controller's lines, the addresses it sends a cycle early (``ports.ahead``)
-# included, is a line register, never the controller's own counters: 12x12 gemm_os's first PE
-# read its banks straight from the loop counters, which the placer then pulled to the eight
-# block RAMs of a bank, away from the start handshake that resets them (6.6 ns of routing).
+# included, is a line register, never the controller's own counters: a PE reading its banks
+# straight from the loop counters lets the placer pull the counters to the block RAMs of a
+# bank, away from the start handshake that resets them.
 BASE_SKEW = 2
 
 

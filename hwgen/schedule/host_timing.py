@@ -29,13 +29,13 @@ BANK_DRAIN_LATENCY = DRAIN_LATENCY + 1
 # Cycles from the host's input beat to its memory write (``rtl.input_buffer``): the beat lands
 # in a register beside the port and again beside the counters that walk the banks, its write
 # is registered there, then ``INPUT_MID_STAGES`` times more with no enable on its way across
-# the die (the last two ranks of copies), then copied per bank (12x12 gemm_os with one: 7.0 ns
-# of routing from it to a bank's copy).
+# the die (the last two ranks of copies), so that no one stage's route spans the die to a
+# bank's copy, then copied per bank.
 INPUT_MID_STAGES = 2
 LOAD_LATENCY = 4 + INPUT_MID_STAGES
 
-# Banks fed by one copy of the last of those stages (``write_copies``): one register fed every
-# bank of B in a 12x12 gemm_os, 4.9-5.2 ns of routing to the far banks' copies.
+# Banks fed by one copy of the last of those stages (``write_copies``), so that no register
+# drives every bank across the die.
 BANKS_PER_WRITE_COPY = 3
 
 
@@ -101,8 +101,8 @@ def copy_groups(banks, shape, width):
     """The copy of the load and shift decisions each of ``banks`` chain registers of ``width``
     bits takes: one copy per ``LOADS_PER_COPY`` chain bits, and none shared between two rows
     of the tensor (of ``shape``, one element per bank in row-major order). A row's last and
-    the next row's first PE sit at opposite ends of the array: a 12x13 ``gemm_os`` with copies
-    shared across rows had one copy's route cross the die (5.4 ns), its critical path."""
+    the next row's first PE sit at opposite ends of the array, and a copy shared between
+    them would route across the die."""
     per_copy = max(1, LOADS_PER_COPY // width)
     row = row_length(banks, shape)
     per_row = -(-row // per_copy)

@@ -16,26 +16,27 @@ from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, Fl
 from ..ir.layout import memory_arrays
 from ..ir.types import FloatType
 
-# A tensor read takes four stages: the synchronous memory read, a register on the read data
-# (block RAM's clock-to-output is 5.8 ns on ECP5; without the register it fed the multiplier),
-# a register after the sub-bank mux, and one more from which the data crosses to the PEs (8x8
-# gemm_os with its A operand in DP16KD blocks: 6.1 ns of routing from a block through the mux
-# to a multiplier, 129 MHz; 12x12: 7.5 ns from a block through the mux to the register after
-# it, the PEs pulling that register across the die).
+# A tensor read takes four stages: the synchronous memory read; a register on the read data,
+# so that the block RAM's long clock-to-output (about 5.8 ns for a DP16KD on ECP5) does not
+# reach the multiplier in the same cycle; a register after the sub-bank mux, so that the route
+# from a block through the mux ends at a flip-flop beside the blocks, not at a multiplier; and
+# one more from which the data crosses to the PEs, so that the PEs pull that register across
+# the die, not the one after the mux.
 READ_LATENCY = 4
 
 # A multiply of two run-time values passes four registers: the operands, the product and the
-# output (on ECP5 the MULT18X18D block's own, ``rtl.multiply``), then one in the fabric that
-# the product lands in beside its adder (8x8 gemm_os: the 4.3 ns route from the block to the
-# accumulator's carry chain had been the critical path). With the one product register
-# in the fabric, both legs of register -> DSP -> register were routed (8x8 gemm_os: 102 MHz).
+# output (on ECP5 the MULT18X18D block's own, ``rtl.multiply``, so that no path runs from a
+# fabric register through the DSP to another, crossing the fabric twice), then one in the
+# fabric that the product lands in beside its adder, so that the route from the block to the
+# accumulator's carry chain is a path of its own.
 MULT_STAGES = 4
 
 # Float arithmetic takes the pipelined units of ``rtl.float_units``: decode | partial products
 # | product | count zeros | shift amount | shift | round for a multiply, decode | align | add |
-# count zeros | shift | round for an add (a leading-zero count, shift and sticky bit in one
-# stage ran the float32 multiplier at 38.6 MHz on ECP5); a comparison, a negation or an
-# absolute value is logic within its level; a division, ``float_stages``.
+# count zeros | shift | round for an add (the leading-zero count and the shift take stages
+# of their own, so that no one stage holds a count, a shift and a sticky bit in a row, a long
+# path on ECP5); a comparison, a negation or an absolute value is logic within its level; a
+# division, ``float_stages``.
 # An accumulation (``ir.accumulate``) keeps one partial sum per adder stage.
 FLOAT_STAGES = {"*": 7, "+": LANES, "-": LANES}
 

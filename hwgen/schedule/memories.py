@@ -58,8 +58,8 @@ def dp16kd_shape(entries, width, element=None, narrow=True):
     """The DP16KD configuration ``(bits, depth)`` that holds ``entries`` x ``width`` (words of
     ``element``-bit elements, `dp16kd_columns`) in the fewest blocks (ties: the fewer rows, so
     the fewer read muxes). Words of elements of at most 9 bits may be written 36 bits wide and
-    read one element at a time (``PDPW16KD_SHAPE``, unless not ``narrow``): 12x12 ``gemm_os``'s
-    A banks, 16 int8 per word, take 4 blocks each rather than 8. A word of one element may be
+    read one element at a time (``PDPW16KD_SHAPE``, unless not ``narrow``): a bank of at most
+    512 words of 16 int8 elements takes 4 blocks rather than 8. A word of one element may be
     written and read 36 bits wide: an int32 in one block rather than two."""
     shapes = DP16KD_SHAPES
     one = width // (element or width) == 1
@@ -73,11 +73,11 @@ def dp16kd_shape(entries, width, element=None, narrow=True):
 # DP16KD blocks (``rtl.block_ram``; a copy per read port, as Yosys copies a memory per read)
 # where Yosys would choose a block RAM itself (with the block's output register unused, and for
 # a PDPW16KD an emulated read-before-write the buffer never needs, with registers and a
-# bypass: conv2d_systolic's output banks, 5.83 ns clock-to-output, then the bypass), and an
-# input's also where LUT-RAM would take at least this many TRELLIS_DPR16X4 cells (six LUTs
-# each) per block: an 8x8 ``gemm_os`` kept its A operand in 256 cells, 24 of its 93 LUTs per
-# PE, beside 200 idle blocks. (An output's LUT-RAM stays: its blocks would shrink the tiles
-# a block budget fits, ``mapping.tiling``.)
+# bypass after the block's long clock-to-output, about 5.8 ns on ECP5), and an input's also
+# where LUT-RAM would take at least this many TRELLIS_DPR16X4 cells (six LUTs each) per block,
+# so that an operand does not fill the PEs' fabric with LUT-RAM while block RAMs stand idle.
+# (An output's LUT-RAM stays: its blocks would shrink the tiles a block budget fits,
+# ``mapping.tiling``.)
 CELLS_PER_BLOCK = 8
 
 
