@@ -17,7 +17,7 @@ from ..ir.layout import memory_arrays
 from ..ir.types import FloatType
 
 # A tensor read takes four stages: the synchronous memory read; a register on the read data,
-# so that the block RAM's long clock-to-output (about 5.8 ns for a DP16KD on ECP5) does not
+# so that the block RAM's long clock-to-output (a DP16KD's on ECP5) does not
 # reach the multiplier in the same cycle; a register after the sub-bank mux, so that the route
 # from a block through the mux ends at a flip-flop beside the blocks, not at a multiplier; and
 # one more from which the data crosses to the PEs, so that the PEs pull that register across

@@ -73,7 +73,7 @@ def dp16kd_shape(entries, width, element=None, narrow=True):
 # DP16KD blocks (``rtl.block_ram``; a copy per read port, as Yosys copies a memory per read)
 # where Yosys would choose a block RAM itself (with the block's output register unused, and for
 # a PDPW16KD an emulated read-before-write the buffer never needs, with registers and a
-# bypass after the block's long clock-to-output, about 5.8 ns on ECP5), and an input's also
+# bypass after the block's long clock-to-output), and an input's also
 # where LUT-RAM would take at least this many TRELLIS_DPR16X4 cells (six LUTs each) per block,
 # so that an operand does not fill the PEs' fabric with LUT-RAM while block RAMs stand idle.
 # (An output's LUT-RAM stays: its blocks would shrink the tiles a block budget fits,
