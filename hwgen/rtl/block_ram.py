@@ -8,8 +8,8 @@ is the block's own and the read leaves it at once. ``DP16KDMemory`` builds such 
 explicit blocks, on the buffer memories that Yosys would put in block RAM, or in LUT-RAM at a
 cost of several cells per block (``schedule.memories.buffer_memory``): port A writes, port B
 reads, ``CEB``/``OCEB`` the read enable. A word of several elements keeps each element whole
-in its blocks (``schedule.memories.dp16kd_columns``), so that a read that picks one element picks it from one
-group of blocks. A word of elements of at most 9 bits is written 36 bits wide (pseudo-dual-port
+in its blocks (``schedule.memories.dp16kd_columns``), so that a read that picks one element
+picks it from one group of blocks. A word of elements of at most 9 bits is written 36 bits wide (pseudo-dual-port
 mode, four elements per block) and read 9 bits wide, each block returning the element asked for
 (``narrow``): a block then holds more elements of a word than a block read whole, so a buffer
 takes fewer blocks and its banks sit closer to the PEs they feed. An input's write, and the
