@@ -1,26 +1,24 @@
 """Buffer memories whose reads leave a block RAM through its own output register.
 
-A buffer read takes two enabled cycles: the memory's synchronous read, then a data register.
-Yosys 0.70 maps memories to ECP5 ``DP16KD`` blocks with ``REGMODE = "NOREG"`` only
-(``lattice/brams_map_16kd.v``), so the data register sits in the fabric and every read path
-starts with the block's long clock-to-output. With ``REGMODE_B = "OUTREG"`` the same register
-is the block's own and the read leaves it at once. ``DP16KDMemory`` builds such a memory from
-explicit blocks, on the buffer memories that Yosys would put in block RAM, or in LUT-RAM at a
-cost of several cells per block (``schedule.memories.buffer_memory``): port A writes, port B
-reads, ``CEB``/``OCEB`` the read enable. A word of several elements keeps each element whole
-in its blocks (``schedule.memories.dp16kd_columns``), so that a read that picks one element
-picks it from one group of blocks. A word of elements of at most 9 bits is written 36 bits wide (pseudo-dual-port
+A buffer read takes two enabled cycles: the memory's synchronous read, then a data register. Yosys
+0.70 maps memories to ECP5 ``DP16KD`` blocks with ``REGMODE = "NOREG"`` only
+(``lattice/brams_map_16kd.v``), so the data register sits in the fabric and every read path starts
+with the block's long clock-to-output. With ``REGMODE_B = "OUTREG"`` the same register is the
+block's own and the read leaves it at once. ``DP16KDMemory`` builds such a memory from explicit
+blocks, on the buffer memories that Yosys would put in block RAM, or in LUT-RAM at a cost of several
+cells per block (``schedule.memories.buffer_memory``): port A writes, port B reads, ``CEB``/``OCEB``
+the read enable. A word of several elements keeps each element whole in its blocks
+(``schedule.memories.dp16kd_columns``), so that a read that picks one element picks it from one
+group of blocks. A word of elements of at most 9 bits is written 36 bits wide (pseudo-dual-port
 mode, four elements per block) and read 9 bits wide, each block returning the element asked for
-(``narrow``): a block then holds more elements of a word than a block read whole, so a buffer
-takes fewer blocks and its banks sit closer to the PEs they feed. An input's write, and the
-address of a read port that comes a cycle early, are registered in a copy beside each block, so
-that no one register drives all the blocks of a bank; an output bank's write
-(``write_ahead=False``) takes effect as ``amaranth.lib.memory``'s does, its drain reading a
-problem the cycle after its last write. ``models/DP16KD.v`` simulates the block;
-``tests/rtl/test_block_ram.py`` holds it equal to the two-register read of
-``amaranth.lib.memory`` (behind a write register where the write comes ahead, and an address
-register where the read port has one).
-"""
+(``narrow``): a block then holds more elements of a word than a block read whole, so a buffer takes
+fewer blocks and its banks sit closer to the PEs they feed. An input's write, and the address of a
+read port that comes a cycle early, are registered in a copy beside each block, so that no one
+register drives all the blocks of a bank; an output bank's write (``write_ahead=False``) takes
+effect as ``amaranth.lib.memory``'s does, its drain reading a problem the cycle after its last
+write. ``models/DP16KD.v`` simulates the block; ``tests/rtl/test_block_ram.py`` holds it equal to
+the two-register read of ``amaranth.lib.memory`` (behind a write register where the write comes
+ahead, and an address register where the read port has one)."""
 from types import SimpleNamespace
 
 from amaranth.hdl import Cat, ClockSignal, Const, Elaboratable, Instance, Module, Mux, Shape, Signal
