@@ -2,8 +2,8 @@
 
 Left alone, nextpnr's analytic placer scatters an array's MULT18X18D blocks over the device's
 three DSP rows, and every link, buffer read and control register between them pays for the
-distance. ``pin_multipliers`` gives each multiplier of a grid of tasks (``pe_<i>_<j>__mul<n>``
-in the synthesized netlist) a site through nextpnr's ``BEL`` attribute: the array's rows in
+distance. ``pin_multipliers`` gives each multiplier of a grid of tasks (``pe_<i>_<j>.mul<n>``
+in the synthesized netlist: the task instance's module, flattened) a site through nextpnr's ``BEL`` attribute: the array's rows in
 bands of ``band`` rows per DSP row, each column of a band on neighbouring sites, so that a PE's
 vertical neighbour sits on the next site and its horizontal one ``band`` sites on, the bands of
 the array one under the other on the same columns, and the array in the middle of the device. A
@@ -22,8 +22,8 @@ from . import constraints
 DSP_SITES = {d.name: [list(row) for row in d.dsp_sites]
              for d in map(constraints.device, constraints.devices()) if d.dsp_sites}
 
-# A multiplier of a task on a grid: ``<scope.>task_<i>[_<j>]__mul<n>``.
-_GRID_MULTIPLIER = re.compile(r"^(?P<task>.*?)(?P<index>(?:_\d+){1,2})__mul(?P<unit>\d+)$")
+# A multiplier of a task on a grid: ``<scope.>task_<i>[_<j>].mul<n>``.
+_GRID_MULTIPLIER = re.compile(r"^(?P<task>.*?)(?P<index>(?:_\d+){1,2})\.mul(?P<unit>\d+)$")
 
 
 def grids(cells):

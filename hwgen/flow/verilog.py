@@ -5,6 +5,7 @@ import shutil
 from amaranth.back import rtlil, verilog
 
 from ..rtl.target import sim_models
+from ..rtl.kinds import Kinds
 from ..rtl.top import Top, fifo_instance
 from ..schedule import plan
 from ..schedule.host_timing import row_pad
@@ -36,12 +37,14 @@ def manifest(top, verilog_files):
 
 
 def convert(top, name, step=None, label=None):
-    """``amaranth.back.verilog.convert`` in its two stages, each announced by ``step(text)``
-    (minutes on large designs): Amaranth elaborates ``top`` into a netlist (RTLIL), Yosys
-    writes it as Verilog. The text is byte for byte ``verilog.convert``'s."""
+    """``amaranth.back.verilog.convert`` in its two stages, each announced by ``step(text)``:
+    Amaranth elaborates ``top`` into a netlist (RTLIL), Yosys writes it as Verilog. The
+    members of ``top``'s kinds (``top.kinds``, ``rtl.kinds.Kinds``) are modules of the text."""
     step = step or (lambda text: None)
     step(f"elaborating {label or name} into a netlist (Amaranth)")
     text = rtlil.convert(top, name=name, emit_src=False)
+    if top.kinds is not None:
+        text += top.kinds.rtlil()
     step("writing Verilog (Yosys)")
     # Amaranth 0.5's own second stage (pinned in pyproject.toml).
     return verilog._convert_rtlil_text(text)
@@ -54,7 +57,7 @@ def write(graph, out_dir, lanes=None, step=None, target="generic"):
     Verilog and listed in ``design.json`` with it, so any simulator runs the same files Yosys
     synthesizes (Yosys skips the models)."""
     os.makedirs(out_dir, exist_ok=True)
-    top = Top(plan(graph, lanes=lanes), target)
+    top = Top(plan(graph, lanes=lanes), target, Kinds(graph.name))
     text = convert(top, graph.name, step,
                    f"{graph.name} ({len(graph.instances)} task instances)")
     vname = f"{graph.name}.v"

@@ -21,6 +21,7 @@ from ..schedule.levels import MULT_STAGES, READ_LATENCY, is_runtime_product
 from ..schedule.lines import SLOT, Line
 from ..schedule.ports import safe_name
 from .arith import add_cleared, mul_const, named
+from .delay import Pipes
 from .float_datapath import FloatLowering
 from .local_array import LocalArray
 from .multiply import multiply
@@ -48,23 +49,24 @@ class Member(FloatLowering):
     """
 
     def __init__(self, build, name):
-        self.build, self.group, self.m = build, build.group, build.m
+        self.prefix = safe_name(name)
+        self.build, self.group, self.m = build, build.group, build.modules[self.prefix]
         plan = build.group.plan
         self.graph, self.bankings, self.ports = plan.graph, plan.bankings, build.group.ports
         self.inst = plan.graph.instances[name]
         self.levels = plan.schedule.levels[name]
         self.skew = build.group.scheduled.skew[name]
-        self.prefix = prefix = safe_name(name)
         # Locals are as wide as their values can be (an accumulator: its terms per problem).
         ranges = plan.ranges[0].get(name, {})
         self.regs = {v: Signal(stored_shape(t, ranges.get(v)), reset_less=True,
-                               name=f"{prefix}__{safe_name(v)}")
+                               name=safe_name(v))
                      for v, t in sorted(self.inst.vars.items())}
         memory = memory_arrays(self.inst)
-        self.arrays = {a: LocalArray(self.m, f"{prefix}__{a}", t, build.en, a in memory,
+        self.arrays = {a: LocalArray(self.m, a, t, build.en, a in memory,
                                      self.inst.contents.get(a))
                        for a, t in sorted(self.inst.arrays.items())}
         self.memo = {}          # expression -> emitted value, within one statement
+        self.pipes = Pipes(self.m, build.en)     # datapath values delayed to their uses
         # The statement being compiled, its ``ir.Site`` and its predicates.
         self.stmt, self.site, self.pred = None, None, ()
         self.segment = 0
@@ -115,7 +117,7 @@ class Member(FloatLowering):
         self.m.d.comb += port.en.eq(Cat(*(c for c, _ in ops)).any() & self.build.en)
         if op is StreamOp.PUT:
             data = Signal(shape_of(self.graph.channels[channel].dtype),
-                          name=f"{self.prefix}__put_{safe_name(channel)}")
+                          name=f"put_{safe_name(channel)}")
             value = ops[-1][1]
             for c, v in reversed(ops[:-1]):
                 value = Mux(c, v, value)
@@ -129,7 +131,8 @@ class Member(FloatLowering):
             return Const(v)
         if isinstance(v, Line):
             return self.build.lines.tap(v, self.skew + level, self.prefix)
-        return self.build.lines.pipe(v.value, v.level, level, f"{self.prefix}__v")
+        return self.pipes.delay(v.value, v.level, level)
+
 
     def cond(self, pred, level):
         """'This iteration runs a statement under ``pred``', at ``level``."""
@@ -167,7 +170,7 @@ class Member(FloatLowering):
         self.fifo_ops.setdefault((StreamOp.GET, e.channel), []).append((c, None))
         self._stall_on(e.channel, c & ~port.rdy)
         data = Signal(shape_of(self.graph.channels[e.channel].dtype),
-                      name=f"{self.prefix}__get_{safe_name(e.channel)}")
+                      name=f"get_{safe_name(e.channel)}")
         m.d.comb += data.eq(port.data)
         return Staged(data, 0)
 
@@ -196,14 +199,14 @@ class Member(FloatLowering):
         if is_runtime_product(e):
             self.products += 1
             prod = multiply(self.m, self.at(a, lvl), self.at(b, lvl), self.build.en,
-                            f"{self.prefix}__mul{self.products}", self.group.target)
+                            f"mul{self.products}", self.group.target)
             return Staged(prod, lvl + MULT_STAGES)
         cleared = [x for x in (a, b) if isinstance(x, Cleared) and x.level == lvl]
         if e.op == "+" and cleared and not isinstance(a, int) and not isinstance(b, int):
             x, y = (a, b) if a is cleared[0] else (b, a)
             self.adds += 1
             return Staged(add_cleared(self.m, x.kept, x.clear, self.at(y, lvl),
-                                      f"{self.prefix}__add{self.adds}",
+                                      f"add{self.adds}",
                                       self.group.target), lvl)
         return Staged(_OPS[e.op](self.at(a, lvl), self.at(b, lvl)), lvl)
 
@@ -221,7 +224,7 @@ class Member(FloatLowering):
         a = Value.cast(self.at(a, lvl))
         if isinstance(e.operand, VarRef):       # a register narrowed to its values' range
             whole = Signal(Shape(self.levels.inst.vars[e.operand.name].bits, a.shape().signed),
-                           name=f"{self.prefix}__whole")
+                           name=f"whole")
             self.m.d.comb += whole.eq(a)
             a = whole
         if isinstance(off, int):
@@ -232,13 +235,13 @@ class Member(FloatLowering):
         old, new = self.emit(e.operand, env), self.emit(e.value, env)
         off = 0 if e.offset is None else self.emit(e.offset, env)
         lvl = max(level_of(old), level_of(new), level_of(off))
-        packed = Signal(e.width, name=f"{self.prefix}__packed")
-        part = Signal(e.stop - e.start, name=f"{self.prefix}__part")
+        packed = Signal(e.width, name=f"packed")
+        part = Signal(e.stop - e.start, name=f"part")
         self.m.d.comb += [packed.eq(self.at(old, lvl)), part.eq(self.at(new, lvl))]
         if isinstance(off, int):
             start = e.start + off
             return Staged(Cat(packed[:start], part, packed[start + len(part):]), lvl)
-        result = Signal(e.width, name=f"{self.prefix}__inserted")
+        result = Signal(e.width, name=f"inserted")
         at = self.at(off, lvl).as_unsigned()
         self.m.d.comb += [result.eq(packed), result[e.start:].bit_select(at, len(part)).eq(part)]
         return Staged(result, lvl)
@@ -249,7 +252,7 @@ class Member(FloatLowering):
             return a if c else b
         lvl = max(level_of(c), level_of(a), level_of(b))
         value = Mux(self.at(c, lvl), self.at(a, lvl), self.at(b, lvl))
-        return Staged(named(self.m, value, f"{self.prefix}__sel"), lvl)
+        return Staged(named(self.m, value, f"sel"), lvl)
 
     def _array_read(self, e, env):
         arr = self.arrays[e.array]
@@ -292,7 +295,7 @@ class Member(FloatLowering):
             value = Mux(clear, self.at(v, lvl), self.at(cur, lvl))
         else:
             value = self.at(v, lvl)
-        w = Signal(self.regs[s.var].shape(), name=f"{self.prefix}__{s.var}_new")
+        w = Signal(self.regs[s.var].shape(), name=f"{s.var}_new")
         self.m.d.comb += w.eq(value)
         # Zero under a predicate: an adder that takes the value clears it in its own logic.
         zero = isinstance(v, int) and v == 0 and clear is not None

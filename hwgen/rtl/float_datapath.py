@@ -36,14 +36,14 @@ class FloatLowering:
             return Staged(Cat(x[:-1], sign), lvl)
         if e.op in floats.COMPARE:
             return Staged(named(self.m, float_compare(e.op, x, y, e.fmt),
-                                f"{self.prefix}__fcmp"), lvl)
+                                f"fcmp"), lvl)
         self.products += 1
         narrow = 8 if self._widened(e.lhs) and self._widened(e.rhs) else None
         units = {"*": lambda fmt: FloatMultiplier(fmt, narrow),     # bf16 x bf16: one DSP
                  "/": FloatDivider, "exp": FloatExp, "+": FloatAdder,
                  "-": lambda fmt: FloatAdder(fmt, subtract=True)}
         unit = units[e.op](e.fmt)
-        self.m.submodules[f"{self.prefix}__float{self.products}"] = unit
+        self.m.submodules[f"float{self.products}"] = unit
         self.m.d.comb += [unit.a.eq(x), unit.en.eq(self.build.en)]
         if y is not None:
             self.m.d.comb += unit.b.eq(y)
@@ -74,7 +74,7 @@ class FloatLowering:
         src = e.src or IntType(len(x), x.shape().signed)
         self.products += 1
         unit = FloatConvert(src, e.dst)
-        self.m.submodules[f"{self.prefix}__convert{self.products}"] = unit
+        self.m.submodules[f"convert{self.products}"] = unit
         self.m.d.comb += [unit.value.eq(x), unit.en.eq(self.build.en)]
         return Staged(unit.result, lvl + unit.LATENCY)
 
@@ -90,7 +90,7 @@ class FloatLowering:
         begin, depth, count = run(seg, s.var, update)
         lvl = self.levels.var[s.var]
         unit = FloatSum(update.fmt, count)
-        name = f"{self.prefix}__sum_{safe_name(s.var)}"
+        name = f"sum_{safe_name(s.var)}"
         self.m.submodules[name] = unit
         # The flags of the iteration one level before (the next one here); ``Levels`` keeps
         # ``lvl`` at 1 or more.

@@ -11,7 +11,7 @@ blocked). Datapath registers are reset-less; control registers reset.
 """
 from dataclasses import dataclass, field
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Fragment, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -37,6 +37,9 @@ class Group(wiring.Component):
     target : str
         What multiplies lower to (``rtl.target.TARGETS``): ``"ecp5"`` DSP blocks with their
         own registers, ``"generic"`` the same registers in logic (Amaranth's simulator).
+    kinds : rtl.kinds.Kinds or None
+        Where members of one kind share a module (Verilog); ``None``: each member is a
+        module of its own.
 
     Attributes
     ----------
@@ -66,10 +69,11 @@ class Group(wiring.Component):
         FIFO ports.
     """
 
-    def __init__(self, plan, scheduled, target="generic"):
+    def __init__(self, plan, scheduled, target="generic", kinds=None):
         if scheduled not in plan.schedule.groups:
             raise ValueError(f"group {scheduled.name!r} is not one of the plan's groups")
         self._plan, self._scheduled, self._target = plan, scheduled, check_target(target)
+        self._kinds = kinds
         self._ports = plan.ports[scheduled.name]
         self._spacing = max(scheduled.spacing, plan.group_spacing or 0)
         members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
@@ -106,8 +110,10 @@ class Group(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         en = Signal()
-        lines = DelayLines(m, en, self.parents, self.target)
-        build = Build(self, m, en, lines, Controller(m, self, lines, en), self._links(m, en))
+        modules = {safe_name(name): Module() for name in self.scheduled.members}
+        lines = DelayLines(m, en, self.parents, self.target, modules)
+        build = Build(self, m, en, lines, Controller(m, self, lines, en), self._links(m, en),
+                      modules)
         for name in self.scheduled.members:
             Member(build, name).compile()
         stall = Signal()
@@ -115,7 +121,16 @@ class Group(wiring.Component):
             m.d.comb += stall.eq(Cat(*build.stall_terms).any())
         m.d.comb += en.eq(~stall)
         lines.emit()
-        return m
+        if self._kinds is None:
+            for name, member in modules.items():
+                m.submodules[name] = member
+            return m
+        tasks = {safe_name(n): safe_name(self.plan.graph.instances[n].task)
+                 for n in self.scheduled.members}
+        members = {(self.scheduled.name, tasks[name], name): Fragment.get(member, platform)
+                   for name, member in modules.items()}
+        interface = [value for _, _, value in self.signature.flatten(self)]
+        return self._kinds.share(Fragment.get(m, platform), members, interface)
 
     @property
     def parents(self):
@@ -151,6 +166,7 @@ class Build:
     lines: DelayLines
     controller: Controller
     links: dict                 # channel -> link registers
+    modules: dict               # member -> its own module: its datapath and its copies
     stall_terms: list = field(default_factory=list)     # a blocked FIFO op stalls the group
     driven: set = field(default_factory=set)            # shared read ports already driven
 

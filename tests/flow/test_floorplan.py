@@ -66,23 +66,23 @@ def test_the_largest_array_fills_every_site_and_a_larger_one_is_left_to_the_plac
 
 def test_grids_are_found_by_name():
     cells = {n: {"type": "MULT18X18D"} for n in (
-        "g0.pe_0_0__mul1", "g0.pe_0_1__mul1", "worker_3__mul2", "gemm1__mul1")}
-    cells["g0.pe_1_1__mul1_P"] = {"type": "TRELLIS_FF"}
-    assert floorplan.grids(cells) == {"g0.pe": {(0, 0, 1): "g0.pe_0_0__mul1",
-                                                (0, 1, 1): "g0.pe_0_1__mul1"},
-                                      "worker": {(0, 3, 2): "worker_3__mul2"}}
+        "g0.pe_0_0.mul1", "g0.pe_0_1.mul1", "worker_3.mul2", "gemm1.mul1")}
+    cells["g0.pe_1_1.mul1_P"] = {"type": "TRELLIS_FF"}
+    assert floorplan.grids(cells) == {"g0.pe": {(0, 0, 1): "g0.pe_0_0.mul1",
+                                                (0, 1, 1): "g0.pe_0_1.mul1"},
+                                      "worker": {(0, 3, 2): "worker_3.mul2"}}
 
 
 def test_one_full_grid_is_pinned_and_anything_else_is_left_as_it_is(tmp_path):
-    names = [f"g0.pe_{r}_{c}__mul1" for r in range(2) for c in range(3)]
+    names = [f"g0.pe_{r}_{c}.mul1" for r in range(2) for c in range(3)]
     (tmp_path / "n.json").write_text(json.dumps(_netlist(names)))
     assert floorplan.pin_multipliers(str(tmp_path), "n.json", "ecp5-85k") == (2, 3)
     cells = json.loads((tmp_path / "n.json").read_text())["modules"]["top"]["cells"]
     bels = {n: cells[n]["attributes"]["BEL"] for n in names}
     # one band of two rows in the middle DSP row, 6 of its 52 sites from site 23
-    assert bels["g0.pe_0_0__mul1"] == SITES[1][23] and bels["g0.pe_1_0__mul1"] == SITES[1][24]
-    assert bels["g0.pe_0_1__mul1"] == SITES[1][25]
-    for left_alone in (names[:-1], names + ["g1.tap_0__mul1"]):          # not full; two grids
+    assert bels["g0.pe_0_0.mul1"] == SITES[1][23] and bels["g0.pe_1_0.mul1"] == SITES[1][24]
+    assert bels["g0.pe_0_1.mul1"] == SITES[1][25]
+    for left_alone in (names[:-1], names + ["g1.tap_0.mul1"]):          # not full; two grids
         (tmp_path / "m.json").write_text(json.dumps(_netlist(left_alone)))
         before = (tmp_path / "m.json").read_text()
         assert floorplan.pin_multipliers(str(tmp_path), "m.json", "ecp5-85k") is None

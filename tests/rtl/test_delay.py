@@ -3,7 +3,7 @@ from amaranth.hdl import ClockDomain, Module, Signal
 from amaranth.sim import Simulator
 
 from hwgen.ir.graph import Pred
-from hwgen.rtl.delay import DelayLines
+from hwgen.rtl.delay import DelayLines, Pipes
 from hwgen.schedule.lines import FINISH, SLOT, Line
 
 ENABLES = [1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1]
@@ -12,24 +12,24 @@ ENABLES = [1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1]
 def _build():
     m = Module()
     en, idx, flag, v = Signal(), Signal(8), Signal(), Signal(8)
-    lines = DelayLines(m, en)
+    lines, pipe = DelayLines(m, en), Pipes(m, en)
     lines.define(Line.index(0), idx)
     lines.define(Line.index(0), flag)          # the first definition stands
     lines.define(FINISH, flag)
     taps = {k: lines.tap(Line.index(0), k) for k in range(4)}
     fin = lines.tap(FINISH, 2)
-    pipes = {to: lines.pipe(v, 1, to, "v") for to in (1, 2, 4)}
+    pipes = {to: pipe.delay(v, 1, to) for to in (1, 2, 4)}
     lines.emit()
-    return m, lines, en, idx, flag, v, taps, fin, pipes
+    return m, lines, pipe, en, idx, flag, v, taps, fin, pipes
 
 
 def test_taps_and_pipes_delay_by_enabled_cycles_only():
-    m, lines, en, idx, flag, v, taps, fin, pipes = _build()
+    m, lines, pipe, en, idx, flag, v, taps, fin, pipes = _build()
     assert taps[0] is idx and pipes[1] is v
-    assert lines.pipe(v, 1, 4, "again") is pipes[4]     # the same value piped twice shares
-    before = len(lines.pipes)
-    lines.pipe(v, 1, 3, "again")
-    assert len(lines.pipes) == before == 3               # levels 2, 3, 4: no new registers
+    assert pipe.delay(v, 1, 4, "again") is pipes[4]     # the same value piped twice shares
+    before = len(pipe.pipes)
+    pipe.delay(v, 1, 3, "again")
+    assert len(pipe.pipes) == before == 3               # levels 2, 3, 4: no new registers
     hist_idx, hist_flag, hist_v = [], [], []            # base values at enabled ticks
 
     def delayed(hist, k):
@@ -68,7 +68,7 @@ def test_flag_lines_reset_and_index_and_slot_lines_do_not():
     for line, base in bases.items():
         lines.define(line, base)
     regs = {line: [lines.tap(line, k) for k in (1, 2)] for line in bases}
-    piped = lines.pipe(bases[Line.index(0)], 0, 1, "p")
+    piped = Pipes(m, en).delay(bases[Line.index(0)], 0, 1, "p")
     lines.emit()
     for line in (Line.index(0), SLOT):
         assert all(r.reset_less for r in regs[line]), line

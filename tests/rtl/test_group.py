@@ -118,5 +118,8 @@ def test_control_travels_from_neighbour_to_neighbour():
         (i, j), (pi, pj) = (tuple(map(int, n.split("_")[1:])) for n in (child, parent))
         assert (pi, pj) in ((i, j - 1), (i - 1, j)), (child, parent)
     text = rtlil.convert(group)
-    copies = {(i, j) for i in range(4) for j in range(4) if f"\\pe_{i}_{j}__cond_0_d" in text}
+    modules = {m.split("\n", 1)[0].rsplit(".", 1)[-1]: m for m in text.split("\nmodule ")[1:]}
+    copies = {(i, j) for i in range(4) for j in range(4)
+              if any(" input " not in w and "\\cond_0_d" in w        # a copy, not the line
+                     for w in modules[f"pe_{i}_{j}"].splitlines() if w.lstrip().startswith("wire"))}
     assert copies == {(i, j) for i in range(4) for j in range(4)} - {(0, 0)}

@@ -1,0 +1,59 @@
+"""Members of one kind share a module: equal structure up to signal names, one module each."""
+from amaranth.back import rtlil
+from amaranth.hdl import Const, Fragment, Module, Signal
+
+from hwgen.pipeline import load_design
+from hwgen.rtl.kinds import Kinds, structure
+from hwgen.rtl.top import Top
+from hwgen.schedule import plan
+
+from tests.conftest import example
+
+
+def _fragment(build):
+    m = Module()
+    build(m)
+    return Fragment.get(m, None)
+
+
+def _sub(m, a, b, out, name="x"):
+    x = Signal(8, name=name)
+    m.d.comb += x.eq(a - b)
+    m.d.sync += out.eq(x)
+
+
+def test_the_structure_renames_signals_but_keeps_order_shapes_and_constants():
+    a, b, c, d, o1, o2 = (Signal(8, name=n) for n in "abcdef")
+    one = structure(_fragment(lambda m: _sub(m, a, b, o1)))
+    assert one.text == structure(_fragment(lambda m: _sub(m, c, d, o2, "y"))).text
+    assert [s.name for s in one.signals] == ["x", "a", "b", "e"]      # names are restored
+    assert one.text != structure(_fragment(lambda m: _sub(m, b, a, o1))).text   # b - a
+    wide = structure(_fragment(lambda m: _sub(m, Signal(9), b, o1)))
+    assert wide.text == one.text and wide.key({}) != one.key({})       # a shape differs
+    three, four = (structure(_fragment(lambda m, k=k: _add(m, a, k, o1))) for k in (3, 4))
+    assert three.text != four.text
+
+
+def _add(m, a, k, out):
+    m.d.comb += out.eq(a + Const(k))
+
+
+def test_a_4x4_gemm_os_has_one_module_per_kind_of_pe():
+    """The corner, the edges and the interior: 16 PEs, fewer kinds, every interior PE one."""
+    graph = load_design(example("gemm_os"), {"M": 4, "N": 4, "K": 8})
+    kinds = Kinds("gemm_os")
+    text = rtlil.convert(Top(plan(graph), "ecp5", kinds), name="gemm_os", emit_src=False)
+    text += kinds.rtlil()
+    assert 1 < len(kinds) < 16
+    cells = [line.split()[1:] for line in text.splitlines()
+             if line.lstrip().startswith("cell \\gemm_os.g0.")]
+    by_kind = {}
+    for kind, inst in cells:
+        by_kind.setdefault(kind, []).append(inst.lstrip("\\"))
+    assert sorted(i for insts in by_kind.values() for i in insts) == sorted(
+        f"pe_{i}_{j}" for i in range(4) for j in range(4))
+    interior = {f"pe_{i}_{j}" for i in (1, 2) for j in (1, 2)}
+    assert any(interior <= set(insts) for insts in by_kind.values())
+    assert text.count("attribute \\top 1") == 1                 # the design's top only
+    for kind in by_kind:
+        assert f"module {kind}\n" in text
