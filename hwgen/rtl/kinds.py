@@ -29,9 +29,10 @@ class Structure:
     driven: SignalSet       # signals the fragment drives
     used: SignalSet         # signals it reads
 
-    def key(self, edge):
+    def key(self, edge=None):
         """What two members of one kind have in common: this text, the signals' shapes and
-        which of them cross the edge (``edge``: signal -> "i" or "o")."""
+        which of them cross the edge (``edge``: a ``SignalDict``, signal -> "i" or "o")."""
+        edge = SignalDict() if edge is None else edge
         shapes = tuple((s.shape(), s.init, s.reset_less) for s in self.signals)
         return self.text, shapes, tuple((k, edge[s]) for k, s in enumerate(self.signals)
                                         if s in edge)

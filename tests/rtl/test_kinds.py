@@ -27,11 +27,20 @@ def test_the_structure_renames_signals_but_keeps_order_shapes_and_constants():
     one = structure(_fragment(lambda m: _sub(m, a, b, o1)))
     assert one.text == structure(_fragment(lambda m: _sub(m, c, d, o2, "y"))).text
     assert [s.name for s in one.signals] == ["x", "a", "b", "e"]      # names are restored
-    assert one.text != structure(_fragment(lambda m: _sub(m, b, a, o1))).text   # b - a
+    assert one.text != structure(_fragment(lambda m: _sub(m, a, a, o1))).text   # a - a
+    assert structure(_fragment(lambda m: _named_alike(m, a, b, o1, False))).text != \
+        structure(_fragment(lambda m: _named_alike(m, a, b, o1, True))).text
     wide = structure(_fragment(lambda m: _sub(m, Signal(9), b, o1)))
-    assert wide.text == one.text and wide.key({}) != one.key({})       # a shape differs
+    assert wide.text == one.text and wide.key() != one.key()       # a shape differs
     three, four = (structure(_fragment(lambda m, k=k: _add(m, a, k, o1))) for k in (3, 4))
     assert three.text != four.text
+
+
+def _named_alike(m, a, b, out, swap):
+    """``out = p - q`` (or ``q - p``) of two registers both named ``v``."""
+    p, q = Signal(8, name="v"), Signal(8, name="v")
+    m.d.sync += [p.eq(a), q.eq(b)]
+    m.d.comb += out.eq(q - p if swap else p - q)
 
 
 def _add(m, a, k, out):
