@@ -3,6 +3,9 @@ import os
 import shutil
 
 from amaranth.back import rtlil, verilog
+from amaranth.hdl import Fragment
+from amaranth.hdl._ir import PortDirection
+from amaranth.lib.wiring import In
 
 from ..rtl.target import sim_models
 from ..rtl.kinds import Kinds
@@ -36,15 +39,20 @@ def manifest(top, verilog_files):
                     top.interval_cycles, schedule, graph.tiles or None)
 
 
-def convert(top, name, step=None, label=None):
+def convert(top, name, step=None, label=None, kinds=None):
     """``amaranth.back.verilog.convert`` in its two stages, each announced by ``step(text)``:
-    Amaranth elaborates ``top`` into a netlist (RTLIL), Yosys writes it as Verilog. The
-    members of ``top``'s kinds (``top.kinds``, ``rtl.kinds.Kinds``) are modules of the text."""
+    Amaranth elaborates ``top`` into a netlist (RTLIL), Yosys writes it as Verilog. Modules
+    that have siblings of their kind (an array's PEs, a buffer's banks) become instances of
+    one module per kind (``rtl.kinds``), gathered in ``kinds`` when given."""
     step = step or (lambda text: None)
     step(f"elaborating {label or name} into a netlist (Amaranth)")
-    text = rtlil.convert(top, name=name, emit_src=False)
-    if top.kinds is not None:
-        text += top.kinds.rtlil()
+    fragment = Fragment.get(top, None)
+    ports = {"__".join(map(str, path)): (value, PortDirection.Input if member.flow == In
+                                          else PortDirection.Output)
+             for path, member, value in top.signature.flatten(top)}
+    kinds = Kinds(name) if kinds is None else kinds
+    kinds.share(fragment, [value for value, _ in ports.values()])
+    text = rtlil.convert(fragment, name=name, ports=ports, emit_src=False) + kinds.rtlil()
     step("writing Verilog (Yosys)")
     # Amaranth 0.5's own second stage (pinned in pyproject.toml).
     return verilog._convert_rtlil_text(text)
@@ -57,7 +65,7 @@ def write(graph, out_dir, lanes=None, step=None, target="generic"):
     Verilog and listed in ``design.json`` with it, so any simulator runs the same files Yosys
     synthesizes (Yosys skips the models)."""
     os.makedirs(out_dir, exist_ok=True)
-    top = Top(plan(graph, lanes=lanes), target, Kinds(graph.name))
+    top = Top(plan(graph, lanes=lanes), target)
     text = convert(top, graph.name, step,
                    f"{graph.name} ({len(graph.instances)} task instances)")
     vname = f"{graph.name}.v"

@@ -11,7 +11,7 @@ blocked). Datapath registers are reset-less; control registers reset.
 """
 from dataclasses import dataclass, field
 
-from amaranth.hdl import Cat, Fragment, Module, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -37,9 +37,6 @@ class Group(wiring.Component):
     target : str
         What multiplies lower to (``rtl.target.TARGETS``): ``"ecp5"`` DSP blocks with their
         own registers, ``"generic"`` the same registers in logic (Amaranth's simulator).
-    kinds : rtl.kinds.Kinds or None
-        Where members of one kind share a module (Verilog); ``None``: each member is a
-        module of its own.
 
     Attributes
     ----------
@@ -69,11 +66,10 @@ class Group(wiring.Component):
         FIFO ports.
     """
 
-    def __init__(self, plan, scheduled, target="generic", kinds=None):
+    def __init__(self, plan, scheduled, target="generic"):
         if scheduled not in plan.schedule.groups:
             raise ValueError(f"group {scheduled.name!r} is not one of the plan's groups")
         self._plan, self._scheduled, self._target = plan, scheduled, check_target(target)
-        self._kinds = kinds
         self._ports = plan.ports[scheduled.name]
         self._spacing = max(scheduled.spacing, plan.group_spacing or 0)
         members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
@@ -121,16 +117,9 @@ class Group(wiring.Component):
             m.d.comb += stall.eq(Cat(*build.stall_terms).any())
         m.d.comb += en.eq(~stall)
         lines.emit()
-        if self._kinds is None:
-            for name, member in modules.items():
-                m.submodules[name] = member
-            return m
-        tasks = {safe_name(n): safe_name(self.plan.graph.instances[n].task)
-                 for n in self.scheduled.members}
-        members = {(self.scheduled.name, tasks[name], name): Fragment.get(member, platform)
-                   for name, member in modules.items()}
-        interface = [value for _, _, value in self.signature.flatten(self)]
-        return self._kinds.share(Fragment.get(m, platform), members, interface)
+        for name, member in modules.items():
+            m.submodules[name] = member
+        return m
 
     @property
     def parents(self):

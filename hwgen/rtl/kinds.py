@@ -1,132 +1,176 @@
-"""Members built once per kind: task instances whose hardware is the same share one module.
+"""Modules built once per kind: sibling modules whose hardware is the same share one.
 
-A lockstep group gives each member its own module (``rtl.group``). Members that differ only in
-the signals they connect to (the interior PEs of a systolic array) elaborate to equal
-fragments; for Verilog, the group instantiates one module per kind (``Kinds``), so that
-netlisting, the Verilog and the simulators' builds follow the number of kinds, not of PEs.
-Two fragments are of one kind when their text is equal with every signal renamed in the order
-it first appears (`structure`: statements, shapes, constants, instances' parameters, memories'
-contents) and the same of their signals cross their edge. Amaranth's simulator takes the
-members' own modules (``Group(kinds=None)``): the hardware is the same.
+A lockstep group gives each member its own module (``rtl.group``), a buffer each bank its own.
+Siblings that differ only in the signals they connect to (the interior PEs of a systolic
+array, the banks of a buffer) elaborate to equal fragments; for Verilog (``flow.verilog``)
+`Kinds.share` replaces them by instances of one module per kind, so that netlisting, the
+Verilog and the simulators' builds follow the number of kinds, not of PEs. Two fragments are of
+one kind when their text is equal with every signal named by the order in which it first
+appears (`structure`: statements, shapes, constants, instances' parameters, memories'
+contents) and the same of their signals cross their edge. Amaranth's simulator and the formal
+harnesses take the design as it is elaborated: the hardware is the same.
 """
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from amaranth.back import rtlil
-from amaranth.hdl import ClockDomain, ClockSignal, Fragment, Instance, ResetSignal
-from amaranth.hdl._ast import ClockSignal as _Clock, ResetSignal as _Reset, SignalDict, SignalSet
+from amaranth.hdl import ClockDomain, ClockSignal, Fragment, Instance, ResetSignal, Signal
 from amaranth.hdl._ir import PortDirection
 from amaranth.hdl._mem import MemoryInstance
 
 _TOKEN = re.compile(r"\x00(\d+)\x00")
+_DOMAIN = re.compile(r"\((?:clk|rst) (\w+)\)")
+
+
+@dataclass
+class _Node:
+    """One fragment, its own part (not its subfragments'): its text with each signal a token
+    ``\\0<number>\\0`` (`_Pass`), the signals it shows and those it drives, by number."""
+    lines: list
+    shown: set
+    driven: set
+    subs: list = field(default_factory=list)    # the subfragments' _Node
+    shareable: bool = True                       # no clock domain but sync, none defined
+
+
+class _Pass:
+    """Every fragment of a design as a `_Node`; while it runs, a signal's ``repr`` is its
+    token (Amaranth's ``repr`` of values and statements shows every signal in them)."""
+
+    def __init__(self, fragment):
+        self.signals = []       # number -> Signal
+        self.numbers = {}       # id of a signal -> its number
+        original = Signal.__repr__
+        Signal.__repr__ = lambda sig: self._token(sig)
+        try:
+            self.root = self._node(fragment)
+        finally:
+            Signal.__repr__ = original
+
+    def _token(self, sig):
+        number = self.numbers.get(id(sig))
+        if number is None:
+            number = self.numbers[id(sig)] = len(self.signals)
+            self.signals.append(sig)
+        return f"(sig \x00{number}\x00)"
+
+    def _numbers(self, signals):
+        return {self.numbers[id(s)] for s in signals}
+
+    def _node(self, fragment):
+        lines, driven = [], set()
+        shareable = True
+        if isinstance(fragment, Instance):
+            lines.append(f"instance {fragment.type} {sorted(fragment.parameters.items())!r} "
+                         f"{sorted(fragment.attrs.items())!r}")
+            for name, (value, kind) in fragment.ports.items():
+                lines.append(f"  {kind} {name} {value!r}")
+                if kind == "o":
+                    driven |= self._numbers(value._lhs_signals())
+        elif isinstance(fragment, MemoryInstance):
+            data = fragment._data
+            lines.append(f"memory {data.shape!r} {data.depth} {list(data.init)!r} "
+                         f"{sorted(fragment._attrs.items())!r}")
+            for p in fragment._read_ports:
+                lines.append(f"  read {p._domain} {p._addr!r} {p._data!r} {p._en!r} "
+                             f"{p._transparent_for!r}")
+                driven |= self._numbers(p._data._lhs_signals())
+            for p in fragment._write_ports:
+                lines.append(f"  write {p._domain} {p._addr!r} {p._data!r} {p._en!r}")
+        else:
+            shareable = type(fragment) is Fragment and not fragment.domains \
+                and set(fragment.statements) <= {"comb", "sync"}
+            for domain, statements in sorted(fragment.statements.items()):
+                lines.append(f"domain {domain}")
+                for stmt in statements:
+                    lines.append(f"  {stmt!r}")
+                    driven |= self._numbers(stmt._lhs_signals())
+        text = "\n".join(lines)
+        shareable = shareable and set(_DOMAIN.findall(text)) <= {"sync"}
+        node = _Node(lines, {int(k) for k in _TOKEN.findall(text)}, driven,
+                     shareable=shareable)
+        if type(fragment) is Fragment:
+            node.subs = [self._node(sub) for sub, _, _ in fragment.subfragments]
+        return node
+
+
+def _subtree(node):
+    yield node
+    for sub in node.subs:
+        yield from _subtree(sub)
 
 
 @dataclass
 class Structure:
-    """A fragment's text with its signals renamed (``s<k>`` in order of first appearance)."""
+    """A fragment's text with its signals renamed (``s<k>`` in order of first appearance).
+
+    Attributes
+    ----------
+    signals : list of Signal
+        In that order.
+    inputs, driven : set of int
+        The signals (by position in ``signals``) the fragment reads but does not drive, and
+        those it drives.
+    """
     text: str
-    signals: list           # the signals, in that order
-    driven: SignalSet       # signals the fragment drives
-    used: SignalSet         # signals it reads
+    signals: list
+    inputs: set
+    driven: set
 
-    def key(self, edge=None):
-        """What two members of one kind have in common: this text, the signals' shapes and
-        which of them cross the edge (``edge``: a ``SignalDict``, signal -> "i" or "o")."""
-        edge = SignalDict() if edge is None else edge
+    def key(self, outputs=frozenset()):
+        """What two fragments of one kind have in common: this text, the signals' shapes and
+        which of them cross the edge (the inputs and ``outputs``, by position)."""
         shapes = tuple((s.shape(), s.init, s.reset_less) for s in self.signals)
-        return self.text, shapes, tuple((k, edge[s]) for k, s in enumerate(self.signals)
-                                        if s in edge)
+        return self.text, shapes, tuple(sorted(self.inputs)), tuple(sorted(outputs))
 
 
-def _signals(value):
-    """The signals of a value, statement or instance port (clock and reset: none)."""
-    if isinstance(value, (_Clock, _Reset)):
-        return SignalSet()
-    return value._rhs_signals()
+def _structure(signals, node):
+    """The `Structure` of the fragment `node` is of (``signals``: the `_Pass`'s)."""
+    lines, shown, driven = [], set(), set()
 
+    def walk(n):
+        lines.extend(n.lines)
+        shown.update(n.shown)
+        driven.update(n.driven)
+        for sub in n.subs:
+            lines.append("sub")
+            walk(sub)
 
-def _parts(fragment):
-    """``(text lines, driven, used)`` of ``fragment`` and its subfragments, with the signals
-    already renamed."""
-    lines, driven, used = [], SignalSet(), SignalSet()
-    if isinstance(fragment, Instance):
-        lines.append(f"instance {fragment.type} {sorted(fragment.parameters.items())!r} "
-                     f"{sorted(fragment.attrs.items())!r}")
-        for name, (value, kind) in fragment.ports.items():
-            lines.append(f"  {kind} {name} {value!r}")
-            if kind == "o":
-                driven |= value._lhs_signals()
-            else:
-                used |= _signals(value)
-        return lines, driven, used
-    if isinstance(fragment, MemoryInstance):
-        data = fragment._data
-        lines.append(f"memory {data.shape!r} {data.depth} {list(data.init)!r} "
-                     f"{sorted(fragment._attrs.items())!r}")
-        for p in fragment._read_ports:
-            lines.append(f"  read {p._domain} {p._addr!r} {p._data!r} {p._en!r} "
-                         f"{p._transparent_for!r}")
-            driven |= p._data._lhs_signals()
-            used |= p._addr._rhs_signals() | p._en._rhs_signals()
-        for p in fragment._write_ports:
-            lines.append(f"  write {p._domain} {p._addr!r} {p._data!r} {p._en!r}")
-            used |= p._addr._rhs_signals() | p._data._rhs_signals() | p._en._rhs_signals()
-        return lines, driven, used
-    assert type(fragment) is Fragment and not fragment.domains, fragment
-    for domain, statements in sorted(fragment.statements.items()):
-        lines.append(f"domain {domain}")
-        for stmt in statements:
-            lines.append(f"  {stmt!r}")
-            driven |= stmt._lhs_signals()
-            used |= stmt._rhs_signals()
-    for sub, _, _ in fragment.subfragments:      # names are not structure
-        lines.append("sub")
-        sub_lines, sub_driven, sub_used = _parts(sub)
-        lines += sub_lines
-        driven |= sub_driven
-        used |= sub_used
-    return lines, driven, used
+    walk(node)
+    order = {}
+    text = _TOKEN.sub(lambda t: f"s{order.setdefault(int(t[1]), len(order))}", "\n".join(lines))
+    return Structure(text, [signals[g] for g in order],
+                     {order[g] for g in shown - driven}, {order[g] for g in driven}), order
 
 
 def structure(fragment):
-    """The `Structure` of ``fragment`` (an elaborated member)."""
-    _, driven, used = _parts(fragment)
-    everything = list(driven | used)
-    names = [s.name for s in everything]
-    try:
-        for k, s in enumerate(everything):
-            s.name = f"\x00{k}\x00"
-        text = "\n".join(_parts(fragment)[0])
-    finally:
-        for s, name in zip(everything, names):
-            s.name = name
-    order = {}
-    for k in _TOKEN.findall(text):
-        order.setdefault(int(k), len(order))
-    text = _TOKEN.sub(lambda t: f"s{order[int(t[1])]}", text)
-    return Structure(text, [everything[k] for k in order], driven, used)
+    """The `Structure` of ``fragment`` (an elaborated module)."""
+    p = _Pass(fragment)
+    return _structure(p.signals, p.root)[0]
 
 
 @dataclass
 class Kind:
-    """One module that members of a kind instantiate."""
+    """One module that modules of a kind instantiate."""
     name: str
-    ports: list             # Verilog port names, in the order of the members' edge signals
+    ports: list             # Verilog port names, in the order of the modules' edge signals
     rtlil: str
 
 
 class Kinds:
-    """The kinds of members of one design, for its Verilog.
+    """The kinds of a design's modules, for its Verilog.
 
     Parameters
     ----------
     name : str
-        The design's top; kinds are named ``<name>.<group>.<task>_kind<k>``.
+        The design's top; a kind of the modules ``<path>.<stem>_<i>`` (``pe_3_4``, ``bank7``)
+        is named ``<name>.<path>.<stem>_kind<k>``.
     """
 
     def __init__(self, name):
         self.name = name
         self.kinds = {}         # Structure.key -> Kind
+        self.instances = {}     # Kind name -> how many modules instantiate it
 
     def __len__(self):
         return len(self.kinds)
@@ -135,51 +179,88 @@ class Kinds:
         """Every kind's module, in RTLIL (none marked as the design's top)."""
         return "".join(k.rtlil for k in self.kinds.values())
 
-    def share(self, core, members, interface):
-        """``core`` (the group's own fragment) with an instance of each member's kind.
+    def share(self, fragment, ports):
+        """Replace, in the elaborated design ``fragment``, every module that has siblings of
+        its kind by an instance of the kind; ``ports``: the design's port signals."""
+        p = _Pass(fragment)
+        uses = {}               # signal number -> how many fragments show it (a port: one)
+        for node in _subtree(p.root):
+            for g in node.shown:
+                uses[g] = uses.get(g, 0) + 1
+        for g in p._numbers(s for s in ports if id(s) in p.numbers):
+            uses[g] = uses.get(g, 0) + 1
+        self._share(p, fragment, p.root, (), uses)
 
-        Parameters
-        ----------
-        core : Fragment
-            The group without its members: controller, shared lines, links, stall.
-        members : dict
-            ``(group, task, instance name) -> Fragment``: each member's elaborated module.
-        interface : iterable of Signal
-            The group's ports: driven by a member, they leave it.
-        """
-        _, _, outside = _parts(core)
-        for s in interface:
-            outside.add(s)
-        shapes = {key: structure(f) for key, f in members.items()}
-        for st in shapes.values():
-            outside |= SignalSet(s for s in st.used if s not in st.driven)
-        for (group, task, name), st in shapes.items():
-            edge = SignalDict((s, "i") for s in st.used if s not in st.driven)
-            edge.update((s, "o") for s in st.driven if s in outside)
-            key = st.key(edge)
+    def _share(self, p, parent, node, path, uses):
+        alike = {}
+        for k, ((sub, name, _), sub_node) in enumerate(zip(parent.subfragments, node.subs)):
+            if type(sub) is Fragment and name is not None and \
+                    all(n.shareable for n in _subtree(sub_node)):
+                alike.setdefault(_outline(sub), []).append(k)
+        shared = set()
+        for ks in alike.values():
+            if len(ks) > 1:
+                shared |= self._instances(p, parent, node, path, ks, uses)
+        for k, ((sub, name, _), sub_node) in enumerate(zip(parent.subfragments, node.subs)):
+            if k not in shared and type(sub) is Fragment:
+                self._share(p, sub, sub_node, path + (name or f"U${k}",), uses)
+
+    def _instances(self, p, parent, node, path, ks, uses):
+        """Instances of kinds for the subfragments ``ks`` of ``parent`` that share one with
+        another; returns those replaced."""
+        found = {}
+        for k in ks:
+            st, order = _structure(p.signals, node.subs[k])
+            inner = {}
+            for n in _subtree(node.subs[k]):
+                for g in n.shown:
+                    inner[g] = inner.get(g, 0) + 1
+            outputs = {order[g] for g in inner if order[g] in st.driven and uses[g] > inner[g]}
+            found.setdefault(st.key(outputs), []).append((k, st, st.inputs | outputs))
+        replaced = set()
+        for key, subs in found.items():
+            if len(subs) < 2:
+                continue
             if key not in self.kinds:
-                kind_name = f"{self.name}.{group}.{task}_kind{len(self.kinds)}"
-                self.kinds[key] = _kind(kind_name, members[(group, task, name)],
-                                        [(s, edge[s]) for s in st.signals if s in edge])
+                k, st, edge = subs[0]
+                stem = re.sub(r"(_?\d+)+$", "", parent.subfragments[k][1]) or "module"
+                name = ".".join((self.name,) + path + (f"{stem}_kind{len(self.kinds)}",))
+                self.kinds[key] = _kind(name, parent.subfragments[k][0],
+                                        [(s, "i" if j in st.inputs else "o")
+                                         for j, s in enumerate(st.signals) if j in edge])
             kind = self.kinds[key]
-            ports = [(edge[s], port, s) for port, s in
-                     zip(kind.ports, (s for s in st.signals if s in edge))]
-            core.add_subfragment(Instance(kind.name, ("i", "clk", ClockSignal()),
-                                          ("i", "rst", ResetSignal()), *ports), name)
-        return core
+            self.instances[kind.name] = self.instances.get(kind.name, 0) + len(subs)
+            for k, st, edge in subs:
+                _, name, src_loc = parent.subfragments[k]
+                ports = [("i" if j in st.inputs else "o", port, st.signals[j])
+                         for port, j in zip(kind.ports, sorted(edge))]
+                parent.subfragments[k] = (Instance(kind.name, ("i", "clk", ClockSignal()),
+                                                   ("i", "rst", ResetSignal()), *ports),
+                                          name, src_loc)
+                replaced.add(k)
+        return replaced
+
+
+def _outline(fragment):
+    """What two fragments of one kind have in common, cheap to compute: where they come
+    from, how many statements and subfragments they have."""
+    return (type(fragment.origins[0]) if fragment.origins else None,
+            tuple((d, len(s)) for d, s in sorted(fragment.statements.items())),
+            len(fragment.subfragments))
 
 
 def _kind(name, fragment, edge):
-    """The `Kind` of the member elaborated as ``fragment``: its ports are ``edge`` (signal ->
-    "i" or "o"), named after the member's signals."""
+    """The `Kind` of the module elaborated as ``fragment``: its ports are ``edge`` (signal,
+    "i" or "o"), named after the module's signals."""
     domain = ClockDomain("sync")
     fragment.add_domains(domain)
     ports = {"clk": (domain.clk, PortDirection.Input), "rst": (domain.rst, PortDirection.Input)}
     names = []
     for s, d in edge:
-        port, k = s.name, 1
+        stem = s.name or "port"
+        port, k = stem, 1
         while port in ports:
-            port, k = f"{s.name}_{k}", k + 1
+            port, k = f"{stem}_{k}", k + 1
         names.append(port)
         ports[port] = (s, PortDirection.Input if d == "i" else PortDirection.Output)
     text = rtlil.convert(fragment, name=name, ports=ports, emit_src=False)

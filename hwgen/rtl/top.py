@@ -33,9 +33,6 @@ class Top(wiring.Component):
     target : str
         What the design lowers to (``rtl.target.TARGETS``): ``"generic"`` (the default, and
         what Amaranth's simulator runs), ``"ecp5"`` (MULT18X18D and DP16KD blocks), ``"ice40"``.
-    kinds : rtl.kinds.Kinds or None
-        For Verilog: the groups instantiate one module per kind of member, collected here
-        (``flow.verilog``); ``None``: each member is its own module.
 
     Attributes
     ----------
@@ -50,10 +47,10 @@ class Top(wiring.Component):
         and that flag; they are equal in every cycle (proofs).
     """
 
-    def __init__(self, plan, target="generic", kinds=None):
+    def __init__(self, plan, target="generic"):
         if not isinstance(plan, Plan):
             raise TypeError(f"Top takes a hwgen.schedule.plan(graph), not {plan!r}")
-        self._plan, self._target, self._kinds = plan, check_target(target), kinds
+        self._plan, self._target = plan, check_target(target)
         self.fifos, self.skids, self.handshake = {}, {}, []
         members = {}
         for t in plan.graph.tensors.values():
@@ -63,7 +60,6 @@ class Top(wiring.Component):
 
     plan = property(lambda self: self._plan)
     target = property(lambda self: self._target)
-    kinds = property(lambda self: self._kinds)
     graph = property(lambda self: self._plan.graph)
     schedule = property(lambda self: self._plan.schedule)
     bankings = property(lambda self: self._plan.bankings)
@@ -77,7 +73,7 @@ class Top(wiring.Component):
         plan = self.plan
         groups = []
         for g in self.schedule.groups:
-            grp = Group(plan, g, self.target, self._kinds)
+            grp = Group(plan, g, self.target)
             m.submodules[g.name] = grp
             groups.append(grp)
         ins, outs = self._buffers(m, groups)
