@@ -99,12 +99,14 @@ def _warn_if_too_big(graph, device):
 def cmd_build(args):
     from .flow import verilog
     from .flow.pnr import device_info
+    from .rtl.kinds import Kinds
     device_info(args.device)
     out = _out_dir(args)
     graph = _graph(args)
     _warn_if_too_big(graph, args.device)
     steps = _Steps(3)
-    info = verilog.write(graph, out, _lanes(args), steps, verilog.target_of(args.device))
+    kinds = Kinds(graph.name)
+    info = verilog.write(graph, out, _lanes(args), steps, verilog.target_of(args.device), kinds)
     steps("done")
     s = info.schedule
     print(f"wrote {os.path.join(out, info.verilog[0])} and {os.path.join(out, 'design.json')}")
@@ -113,6 +115,10 @@ def cmd_build(args):
           f"{s.fifo_streams} as FIFOs")
     print(f"  interval_cycles {info.interval_cycles} per problem back to back; lanes "
           + ", ".join(f"{p.signal}={p.lanes}" for p in info.ports))
+    shared = kinds.summary()
+    if shared:
+        print("  modules of one kind built once: " + ", ".join(
+            f"{n} {stem} as {k}" for stem, (n, k) in sorted(shared.items())))
     _say_if_ports_bound(info.to_json(), args.lanes == "auto")
     return 0
 

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -19,6 +20,19 @@ def example(name):
 
 def program(name):
     return os.path.join(PROGRAMS, f"{name}.py")
+
+
+def cells(verilog, top, cell):
+    """How many ``cell`` instances the Verilog design ``top`` has, its modules' instances
+    expanded (modules of one kind are written once: ``rtl.kinds``)."""
+    bodies = {}
+    for m in re.split(r"^module ", verilog, flags=re.M)[1:]:
+        name = m.split("(", 1)[0].strip().lstrip("\\")
+        bodies[name] = re.findall(r"^  \\?(\S+) +(?:#\(|\S+ \()$", m, re.M)
+
+    def count(module):
+        return sum(1 if t == cell else count(t) if t in bodies else 0 for t in bodies[module])
+    return count(top)
 
 
 def random_inputs(graph, seed=0, extreme=False):

@@ -58,16 +58,16 @@ def convert(top, name, step=None, label=None, kinds=None):
     return verilog._convert_rtlil_text(text)
 
 
-def write(graph, out_dir, lanes=None, step=None, target="generic"):
+def write(graph, out_dir, lanes=None, step=None, target="generic", kinds=None):
     """Write ``<top>.v`` and ``design.json`` into ``out_dir``; return the ``Manifest``.
     ``step(text)`` announces each stage (see `convert`). ``target`` (``rtl.target.TARGETS``)
     selects the multipliers; the simulation models its primitives need are copied beside the
     Verilog and listed in ``design.json`` with it, so any simulator runs the same files Yosys
-    synthesizes (Yosys skips the models)."""
+    synthesizes (Yosys skips the models). ``kinds`` (an ``rtl.kinds.Kinds``): see `convert`."""
     os.makedirs(out_dir, exist_ok=True)
     top = Top(plan(graph, lanes=lanes), target)
     text = convert(top, graph.name, step,
-                   f"{graph.name} ({len(graph.instances)} task instances)")
+                   f"{graph.name} ({len(graph.instances)} task instances)", kinds)
     vname = f"{graph.name}.v"
     with open(os.path.join(out_dir, vname), "w") as f:
         f.write(text)

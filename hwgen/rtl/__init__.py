@@ -5,6 +5,8 @@
 ``input_buffer`` per input tensor, an ``output_chain`` or ``output_banks`` per output tensor
 (``output_buffer`` is their shared interface; ``walk`` counts beats and slots), and FIFOs.
 ``signatures`` holds the signatures between them, ``arith`` building blocks Yosys maps poorly on its
-own, ``multiply`` the multiplies for the target (DSP blocks with their own registers), ``simhelpers`` a host in Amaranth's simulator. Every decision comes from the plan: this
-layer only elaborates.
+own, ``multiply`` the multiplies for the target (DSP blocks with their own registers),
+``simhelpers`` a host in Amaranth's simulator, ``kinds`` the sharing of one module by the
+modules of one structure (an array's PEs) in the Verilog. Every decision comes from the plan:
+this layer only elaborates.
 """

@@ -171,9 +171,15 @@ class Kinds:
         self.name = name
         self.kinds = {}         # Structure.key -> Kind
         self.instances = {}     # Kind name -> how many modules instantiate it
+        self.stems = {}         # stem -> (sibling modules, modules written for them)
 
     def __len__(self):
         return len(self.kinds)
+
+    def summary(self):
+        """``{stem: (modules, written)}``: of the sibling modules of each stem (``pe``,
+        ``bank``), how many there are and how many modules the Verilog has for them."""
+        return dict(self.stems)
 
     def rtlil(self):
         """Every kind's module, in RTLIL (none marked as the design's top)."""
@@ -197,10 +203,22 @@ class Kinds:
             if type(sub) is Fragment and name is not None and \
                     all(n.shareable for n in _subtree(sub_node)):
                 alike.setdefault(_outline(sub), []).append(k)
-        shared = set()
+        shared, before = set(), len(self.kinds)
         for ks in alike.values():
             if len(ks) > 1:
                 shared |= self._instances(p, parent, node, path, ks, uses)
+        created = [re.sub(r"_kind\d+$", "", kind.name.rsplit(".", 1)[-1])
+                   for kind in list(self.kinds.values())[before:]]
+        stems = {}
+        for k, (_, name, _) in enumerate(parent.subfragments):
+            if name is not None:
+                stems.setdefault(_stem(name), []).append(k)
+        for stem, ks in stems.items():
+            replaced = sum(k in shared for k in ks)
+            if replaced:
+                modules, written = self.stems.get(stem, (0, 0))
+                self.stems[stem] = (modules + len(ks),
+                                    written + len(ks) - replaced + created.count(stem))
         for k, ((sub, name, _), sub_node) in enumerate(zip(parent.subfragments, node.subs)):
             if k not in shared and type(sub) is Fragment:
                 self._share(p, sub, sub_node, path + (name or f"U${k}",), uses)
@@ -223,8 +241,8 @@ class Kinds:
                 continue
             if key not in self.kinds:
                 k, st, edge = subs[0]
-                stem = re.sub(r"(_?\d+)+$", "", parent.subfragments[k][1]) or "module"
-                name = ".".join((self.name,) + path + (f"{stem}_kind{len(self.kinds)}",))
+                name = ".".join((self.name,) + path + (
+                    f"{_stem(parent.subfragments[k][1])}_kind{len(self.kinds)}",))
                 self.kinds[key] = _kind(name, parent.subfragments[k][0],
                                         [(s, "i" if j in st.inputs else "o")
                                          for j, s in enumerate(st.signals) if j in edge])
@@ -239,6 +257,11 @@ class Kinds:
                                           name, src_loc)
                 replaced.add(k)
         return replaced
+
+
+def _stem(name):
+    """``pe`` of ``pe_3_4``, ``bank`` of ``bank7``."""
+    return re.sub(r"(_?\d+)+$", "", name) or "module"
 
 
 def _outline(fragment):

@@ -5,7 +5,7 @@ import pytest
 
 from hwgen.flow.simulate import simulate, summary
 from hwgen.pipeline import load_design
-from tests.conftest import example, program
+from tests.conftest import cells, example, program
 
 # The Verilog built for ECP5 (MULT18X18D and DP16KD blocks and FD1S3AX control copies, through
 # their simulation models: each of these designs has a bank that LUT-RAM would hold at a cost of
@@ -105,7 +105,7 @@ def test_a_gemm_folded_onto_a_small_array_against_numpy(tmp_path, sim):
     result = simulate(graph, tmp_path, sim=sim, problems=3, device=ECP5)
     text = "\n".join(summary(result))
     verilog = (tmp_path / result["design"]["verilog"][0]).read_text()
-    assert len(re.findall(r"^\s*MULT18X18D\b", verilog, re.M)) == 16
+    assert cells(verilog, result["design"]["top"], "MULT18X18D") == 16
     assert result["failed"] == 0 and all(t["pass"] for t in result["tests"].values()), text
     tests, design = result["tests"], result["design"]
     assert tests["no_stall"]["cycles"][0] == design["expected_cycles"], text

@@ -74,13 +74,15 @@ def test_padded_rows_are_in_the_manifest(tmp_path):
     assert ports["B"].row_pad == ports["C"].row_pad == 0
 
 
-def test_convert_announces_its_stages_and_equals_amaranth(tmp_path):
+def test_convert_announces_its_stages_and_equals_amaranth_where_no_kind_is_shared(tmp_path):
     from amaranth.back import verilog as amaranth_verilog
+    from hwgen.rtl.kinds import Kinds
     from hwgen.rtl.top import Top
     from hwgen.schedule import plan
     graph = load_design(example("gemm_os"), {"M": 2, "N": 3, "K": 5})
-    said = []
-    text = verilog.convert(Top(plan(graph)), "gemm_os", said.append)
+    said, kinds = [], Kinds("gemm_os")
+    text = verilog.convert(Top(plan(graph)), "gemm_os", said.append, kinds=kinds)
+    assert len(kinds) == 0
     assert said == ["elaborating gemm_os into a netlist (Amaranth)", "writing Verilog (Yosys)"]
     assert text == amaranth_verilog.convert(Top(plan(graph)), name="gemm_os", emit_src=False)
 

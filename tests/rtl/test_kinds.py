@@ -66,3 +66,5 @@ def test_a_4x4_gemm_os_has_one_module_per_kind_of_pe():
     assert any(interior <= insts for insts in by_kind.values())
     for kind in by_kind:
         assert text.count(f"module \\{kind} ") == 1
+    written = len(re.findall(r"^module \\gemm_os\.g0\.pe_", text, re.M))
+    assert kinds.summary()["pe"] == (16, written)
