@@ -7,8 +7,8 @@ from amaranth.hdl import Fragment
 from amaranth.hdl._ir import PortDirection
 from amaranth.lib.wiring import In
 
-from ..rtl.target import sim_models
 from ..rtl.kinds import Kinds
+from ..rtl.target import sim_models
 from ..rtl.top import Top, fifo_instance
 from ..schedule import plan
 from ..schedule.host_timing import row_pad

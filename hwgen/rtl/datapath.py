@@ -133,7 +133,6 @@ class Member(FloatLowering):
             return self.build.lines.tap(v, self.skew + level, self.prefix)
         return self.pipes.delay(v.value, v.level, level)
 
-
     def cond(self, pred, level):
         """'This iteration runs a statement under ``pred``', at ``level``."""
         line = self.build.controller.cond(self.segment, pred)

@@ -32,6 +32,7 @@ class DelayLines:
     parents : dict
         Member -> its parent (``rtl.group.Group.parents``).
     target : str
+        What the copies' registers lower to (``rtl.replica.kept``).
     modules : dict
         Member -> its own module (``rtl.group``), which holds the member's copies.
     """
