@@ -171,15 +171,17 @@ class Kinds:
         self.name = name
         self.kinds = {}         # Structure.key -> Kind
         self.instances = {}     # Kind name -> how many modules instantiate it
-        self.stems = {}         # stem -> (sibling modules, modules written for them)
+        self.stems = {}         # stem -> (sibling modules, those of no shared kind, kinds)
 
     def __len__(self):
         return len(self.kinds)
 
     def summary(self):
         """``{stem: (modules, written)}``: of the sibling modules of each stem (``pe``,
-        ``bank``), how many there are and how many modules the Verilog has for them."""
-        return dict(self.stems)
+        ``bank``) where some share a kind, how many there are and how many modules the Verilog
+        has for them."""
+        return {stem: (modules, alone + len(kinds))
+                for stem, (modules, alone, kinds) in self.stems.items()}
 
     def rtlil(self):
         """Every kind's module, in RTLIL (none marked as the design's top)."""
@@ -203,22 +205,20 @@ class Kinds:
             if type(sub) is Fragment and name is not None and \
                     all(n.shareable for n in _subtree(sub_node)):
                 alike.setdefault(_outline(sub), []).append(k)
-        shared, before = set(), len(self.kinds)
+        shared = set()
         for ks in alike.values():
             if len(ks) > 1:
                 shared |= self._instances(p, parent, node, path, ks, uses)
-        created = [re.sub(r"_kind\d+$", "", kind.name.rsplit(".", 1)[-1])
-                   for kind in list(self.kinds.values())[before:]]
         stems = {}
-        for k, (_, name, _) in enumerate(parent.subfragments):
-            if name is not None:
+        for k, (sub, name, _) in enumerate(parent.subfragments):
+            if name is not None and (k in shared or type(sub) is Fragment):
                 stems.setdefault(_stem(name), []).append(k)
         for stem, ks in stems.items():
-            replaced = sum(k in shared for k in ks)
-            if replaced:
-                modules, written = self.stems.get(stem, (0, 0))
-                self.stems[stem] = (modules + len(ks),
-                                    written + len(ks) - replaced + created.count(stem))
+            if len(ks) > 1 and shared & set(ks):
+                modules, alone, kinds = self.stems.get(stem, (0, 0, set()))
+                used = {parent.subfragments[k][0].type for k in ks if k in shared}
+                self.stems[stem] = (modules + len(ks), alone + len(set(ks) - shared),
+                                    kinds | used)
         for k, ((sub, name, _), sub_node) in enumerate(zip(parent.subfragments, node.subs)):
             if k not in shared and type(sub) is Fragment:
                 self._share(p, sub, sub_node, path + (name or f"U${k}",), uses)
