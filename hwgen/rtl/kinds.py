@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from amaranth.back import rtlil
 from amaranth.hdl import ClockDomain, ClockSignal, Fragment, Instance, ResetSignal, Signal
+# Elaborated fragments, their instances and memories are Amaranth 0.5's own (pinned in
+# pyproject.toml): a module's ports named by hand take ``PortDirection``.
 from amaranth.hdl._ir import PortDirection
 from amaranth.hdl._mem import MemoryInstance
 
