@@ -97,6 +97,7 @@ class _Pass:
 
 
 def _subtree(node):
+    """``node`` and every `_Node` under it."""
     yield node
     for sub in node.subs:
         yield from _subtree(sub)
@@ -127,7 +128,8 @@ class Structure:
 
 
 def _structure(signals, node):
-    """The `Structure` of the fragment `node` is of (``signals``: the `_Pass`'s)."""
+    """The `Structure` of the fragment whose `_Node` is ``node``, and the signals' positions
+    in it by number (``signals``: the `_Pass`'s)."""
     lines, shown, driven = [], set(), set()
 
     def walk(n):
