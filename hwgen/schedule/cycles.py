@@ -4,6 +4,7 @@ Because everything is static between stalls, the cycles of a problem follow from
 ``compute_cycles`` runs the groups against FIFOs of the declared depths where occupancy makes
 them depend on each other.
 """
+import functools
 import itertools
 
 from ..errors import HwgenError
@@ -49,9 +50,12 @@ def statement_iterations(graph, group):
             yield name, site, stmt, _iterations(seg.trips, stmt.pred, starts[site.segment])
 
 
+@functools.lru_cache(maxsize=4096)
 def _iterations(trips, pred, start):
+    """The base iterations (from ``start``) of a loop nest of ``trips`` on which ``pred``
+    holds; the members of an array share them, so each is computed once."""
     nest = itertools.product(*(range(t) for t in trips))
-    return {start + n for n, idx in enumerate(nest) if pred_holds(pred, idx, trips)}
+    return frozenset(start + n for n, idx in enumerate(nest) if pred_holds(pred, idx, trips))
 
 
 def _fifo_ops(graph, sched, group):
