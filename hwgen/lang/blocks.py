@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ..ir.graph import ArrayRead, ArrayWrite, Assign, Const, Read, SetSlice, Slice, VarRef
+from ..ir.layout import WIDE_REGISTER_LIMIT
 from .exprs import is_call_to
 from .numeric import Literal
 
@@ -105,10 +106,12 @@ class BlockLowerer:
 
     def array_value(self, s, name, ttype, loc):
         """The writes that give new local array ``name`` its declared value; a larger array
-        than ``MAX_ELEMENTS`` keeps its values as read-only ``contents`` (a table of weights)."""
-        many = math.prod(ttype.shape) > MAX_ELEMENTS
+        than ``ir.layout.WIDE_REGISTER_LIMIT`` keeps its values as read-only ``contents`` (a
+        table of weights, a memory in hardware: element by element, its writes would all fall
+        on the first iteration)."""
+        many = math.prod(ttype.shape) > WIDE_REGISTER_LIMIT
         if is_call_to(s.value, "get") and isinstance(s.value.func, ast.Attribute):
-            if many:
+            if math.prod(ttype.shape) > MAX_ELEMENTS:
                 self.error(f"local array '{name}' has {math.prod(ttype.shape)} elements, too "
                            f"many to get from one stream beat (at most {MAX_ELEMENTS})", s)
             return self.unpacked(s, name, ttype, loc)

@@ -9,9 +9,10 @@ from ..errors import HwgenError
 from ..ir.element_sums import hold_element_sums
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Instance, LoopIndex, Pred, Put, Segment,
                         coexist, stmt_exprs, stream_ops, transform)
+from ..ir.layout import WIDE_REGISTER_LIMIT
 from ..ir.static_locals import fold_static_indices
 from .assign import AssignLowerer
-from .blocks import MAX_ELEMENTS, BlockLowerer
+from .blocks import BlockLowerer
 from .branches import BranchLowerer
 from .exprs import CONSTRUCT_NAMES, is_call_to
 from .loops import Loop, LoopLowerer
@@ -166,9 +167,9 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
             if isinstance(stmt, ArrayWrite) and stmt.array in self.contents:
                 raise HwgenError(f"in task {self.name}: local array '{stmt.array}' takes its "
                                  f"{len(self.contents[stmt.array])} elements from its "
-                                 f"declaration, more than {MAX_ELEMENTS}, and is read-only; "
-                                 "declare a separate array for the values you write",
-                                 stmt.loc)
+                                 f"declaration, more than {WIDE_REGISTER_LIMIT}, and is "
+                                 "read-only (a table in memory); declare a separate array for "
+                                 "the values you write", stmt.loc)
         return inst
 
     def block(self, stmts):

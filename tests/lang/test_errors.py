@@ -37,6 +37,8 @@ CASES = [
     ("array_rewrite_own", "written from its own elements after a write in the same loop"),
     ("exp_arguments", "use exp(x), x a float"),
     ("array_initialised", "the value of 'buf' has shape [2], the array [4]"),
+    ("table_written", "takes its 300 elements from its declaration, more than 256, and is "
+                      "read-only (a table in memory); declare a separate array"),
     ("get_in_max", "get the value into a local first"),
     ("rebind_tensor", "'A' is a tensor of the region: write its elements, `A[...] = ...`"),
     ("untyped_accumulator", "declare one: `acc: int32 = 0`"),
