@@ -13,6 +13,7 @@ from .graph import (ArrayRead, Assign, BinOp, Const, Get, LoopIndex, Neg, Put, R
 from .element_sums import is_element_sum
 from .preds import SETS
 from .interval import arith, negate, union
+from .types import FloatType
 
 
 def executions(pred, trips):
@@ -153,9 +154,30 @@ class Ranges:
             self.found.append((
                 steps[0][0].loc, f"in task {self.inst.name}: '{name}' accumulates up to "
                 f"{terms} terms in {span[0]}..{span[1]} and can reach {bound[0]}..{bound[1]}, "
-                f"beyond {dtype.name} [{dtype.min}, {dtype.max}]; declare it "
-                f"Int({bits_needed(bound)}) or wider"))
+                f"beyond {dtype.name} [{dtype.min}, {dtype.max}]; "
+                + self._advice(name, dtype, start, (bound[0] - start[0], bound[1] - start[1]),
+                               f"Int({bits_needed(bound)})")))
         return type_range(dtype)
+
+    def _advice(self, name, dtype, start, terms, wide):
+        """What to declare: ``name`` as ``wide``, unless a tensor it starts from fills
+        ``dtype`` and the terms alone fit: then first that tensor as the widest standard type
+        that makes the sum fit (a bias read into an accumulator)."""
+        reads = {e.tensor for x, _ in self.assigns[name]
+                 if accumulated_term(x.value, name) is None
+                 for e in subexprs(x.value) if isinstance(e, Read)}
+        for tensor in sorted(reads):
+            t = self.graph.tensors[tensor].dtype
+            if isinstance(t, FloatType) or (t.min, t.max) != tuple(start):
+                continue
+            for bits in (16, 8):
+                low, high = (-(1 << bits - 1), (1 << bits - 1) - 1) if t.min < 0 else \
+                    (0, (1 << bits) - 1)
+                if bits < t.bits and fits((terms[0] + low, terms[1] + high), dtype):
+                    return (f"its start, {tensor} ({t.name}), alone fills {dtype.name}: "
+                            f"declare {tensor} {'int' if t.min < 0 else 'uint'}{bits} (then the "
+                            f"sum fits), or '{name}' {wide} or wider")
+        return f"declare it {wide} or wider"
 
 
 class StreamRanges:

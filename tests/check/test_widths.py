@@ -25,6 +25,16 @@ def test_accumulators_that_can_overflow_warn_at_their_line_with_the_bound():
     assert len(graph.warnings) == 1
 
 
+def test_an_accumulator_that_starts_from_a_full_width_bias_is_told_to_narrow_the_bias():
+    path = program("bias_acc")
+    with pytest.warns(HwgenWarning) as record:
+        load_design(path)
+    message = next(str(w.message) for w in record if w.lineno == _line(path, "WARN acc"))
+    assert message.endswith("beyond int32 [-2147483648, 2147483647]; its start, b (int32), "
+                            "alone fills int32: declare b int16 (then the sum fits), or 'acc' "
+                            "Int(33) or wider")
+
+
 def test_a_conditional_accumulation_is_bounded_too():
     path = program("narrow_acc")
     with pytest.warns(HwgenWarning) as record:
