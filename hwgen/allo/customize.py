@@ -14,7 +14,7 @@ from ..errors import HwgenError, HwgenWarning
 from ..lang.frontend import Region
 from .function import function_region
 from .ir.utils import MockBuffer
-from .targets import checked_graph, describe
+from .targets import build, checked_graph, describe
 
 _APPLIED = {
     "pipeline": None,
@@ -63,7 +63,6 @@ class Schedule:
                         buffer=target)
 
     def build(self, target="llvm", **options):
-        from .dataflow import build
         if self.function:
             if target not in ("llvm", "simulator"):
                 raise HwgenError(f"a customized Allo function runs on target 'llvm' (hwgen's "

@@ -10,14 +10,10 @@ it raises an error that says which targets to use.
 """
 import sys
 
-from ..errors import HwgenError
 from ..lang import get_pid  # noqa: F401 -- df.get_pid()
 from ..lang.frontend import Region
 from .customize import customize  # noqa: F401 -- df.customize(top)
-from .targets import RTL_TARGETS, SimulatorModule, RTLModule, UnavailableModule
-
-VENDOR_TARGETS = ("vitis_hls", "vhls", "ihls", "tapa", "aie", "aie-mlir", "catapult", "xls")
-
+from .targets import build  # noqa: F401 -- df.build(top, target=...)
 
 def region(fn=None):
     """``@df.region()`` (or ``@df.region``): a program of kernels and streams."""
@@ -34,17 +30,3 @@ def kernel(fn=None, *, mapping=None, args=None):
     if fn is None:
         return lambda f: f
     return fn
-
-
-def build(top, target="vitis_hls", **options):
-    """A callable module of region ``top`` for ``target`` (see the module docstring)."""
-    if not isinstance(top, Region):
-        raise HwgenError(f"df.build() takes a @df.region(), got {top!r}")
-    if target == "simulator":
-        return SimulatorModule(top)
-    if target in RTL_TARGETS:
-        return RTLModule(top, **options)
-    if target in VENDOR_TARGETS:
-        return UnavailableModule(top, target)
-    raise HwgenError(f"unknown target {target!r}; hwgen serves 'simulator' (its interpreter) and "
-                     f"'verilator' (its generated RTL)")

@@ -9,8 +9,10 @@ from ..errors import HwgenError, HwgenTypeError
 from ..ir import floats
 from ..ir.interp import run
 from ..ir.types import FloatType
+from ..lang.frontend import Region
 
 RTL_TARGETS = ("verilator", "rtl")
+VENDOR_TARGETS = ("vitis_hls", "vhls", "ihls", "tapa", "aie", "aie-mlir", "catapult", "xls")
 
 
 class AlloTypeError(HwgenTypeError, SystemExit):
@@ -139,3 +141,17 @@ class UnavailableModule:
         if name.startswith("__"):
             raise AttributeError(name)
         self._refuse()
+
+
+def build(top, target="vitis_hls", **options):
+    """A callable module of region ``top`` for ``target`` (``allo.dataflow`` lists them)."""
+    if not isinstance(top, Region):
+        raise HwgenError(f"df.build() takes a @df.region(), got {top!r}")
+    if target == "simulator":
+        return SimulatorModule(top)
+    if target in RTL_TARGETS:
+        return RTLModule(top, **options)
+    if target in VENDOR_TARGETS:
+        return UnavailableModule(top, target)
+    raise HwgenError(f"unknown target {target!r}; hwgen serves 'simulator' (its interpreter) and "
+                     f"'verilator' (its generated RTL)")

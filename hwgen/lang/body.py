@@ -370,9 +370,8 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         if isinstance(func, ast.Subscript):
             elts = func.slice.elts if isinstance(func.slice, ast.Tuple) else [func.slice]
             func, params = func.value, tuple(self.const_value(e) for e in elts)
-        from .frontend import Region         # the module that imports this one
-        region = self.p.ns.get(func.id) if isinstance(func, ast.Name) else None
-        if not isinstance(region, Region):
+        region = self.p.region_named(func.id) if isinstance(func, ast.Name) else None
+        if region is None:
             return False
         if call.keywords:
             self.error(f"region '{func.id}' takes its tensors by position: "

@@ -151,6 +151,11 @@ class _RegionParser:
     def loc(self, node):
         return (self.region.file, getattr(node, "lineno", 0) + self.offset)
 
+    def region_named(self, name):
+        """The region ``name`` is bound to in the region's scope, or ``None``."""
+        value = self.ns.get(name)
+        return value if isinstance(value, Region) else None
+
     def error(self, message, node, kind=HwgenError):
         raise kind(message, self.loc(node))
 
