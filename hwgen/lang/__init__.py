@@ -4,8 +4,8 @@ from ..ir.types import (FloatType, Int, IntType, R, S, Stream, UInt, bfloat16, f
                         uint16, uint32, uint64)
 from .chain import chain
 from .fold import bundle
-from .frontend import (Region, exp, get_pid, meta_elif, meta_else, meta_for, meta_if, region,
-                       task)
+from .frontend import Region, region
+from .markers import exp, get_pid, meta_elif, meta_else, meta_for, meta_if, task
 
 __all__ = ["Region", "region", "task", "bundle", "chain", "get_pid", "exp", "meta_if", "meta_elif",
            "meta_else", "meta_for",
