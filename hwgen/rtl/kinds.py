@@ -204,6 +204,8 @@ class Kinds:
         self._share(p, fragment, p.root, (), uses)
 
     def _share(self, p, parent, node, path, uses):
+        """Share among ``parent``'s subfragments (``node``: its `_Node`), then within those
+        left as they are; ``path``: the names down to ``parent``."""
         alike = {}
         for k, ((sub, name, _), sub_node) in enumerate(zip(parent.subfragments, node.subs)):
             if type(sub) is Fragment and name is not None and \
