@@ -2,14 +2,14 @@
 
 Left alone, nextpnr's analytic placer scatters an array's MULT18X18D blocks over the device's
 three DSP rows, and every link, buffer read and control register between them pays for the
-distance. ``pin_multipliers`` gives each multiplier of a grid of tasks (``pe_<i>_<j>.mul<n>``
-in the synthesized netlist: the task instance's module, flattened) a site through nextpnr's ``BEL`` attribute: the array's rows in
-bands of ``band`` rows per DSP row, each column of a band on neighbouring sites, so that a PE's
-vertical neighbour sits on the next site and its horizontal one ``band`` sites on, the bands of
-the array one under the other on the same columns, and the array in the middle of the device. A
-design with several grids, or one that does not fit, is left to the placer as it is. Block RAMs
-stay the placer's: pinning each bank's blocks beside the PE its data reaches first does not make
-the design faster.
+distance. ``pin_multipliers`` gives each multiplier of a grid of tasks (``pe_<i>_<j>.mul<n>`` in
+the synthesized netlist: the task instance's module, flattened) a site through nextpnr's ``BEL``
+attribute: the array's rows in bands of ``band`` rows per DSP row, each column of a band on
+neighbouring sites, so that a PE's vertical neighbour sits on the next site and its horizontal
+one ``band`` sites on, the bands of the array one under the other on the same columns, and the
+array in the middle of the device. A design with several grids, or one that does not fit, is
+left to the placer as it is. Block RAMs stay the placer's: pinning each bank's blocks beside the
+PE its data reaches first does not make the design faster.
 """
 import json
 import os

@@ -11,6 +11,7 @@ contents) and the same of their signals cross their edge. Amaranth's simulator a
 harnesses take the design as it is elaborated: the hardware is the same.
 """
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from amaranth.back import rtlil
@@ -101,6 +102,11 @@ def _subtree(node):
     yield node
     for sub in node.subs:
         yield from _subtree(sub)
+
+
+def _shows(node):
+    """How many fragments under ``node`` (``node`` included) show each signal, by number."""
+    return Counter(g for n in _subtree(node) for g in n.shown)
 
 
 @dataclass
@@ -195,12 +201,8 @@ class Kinds:
         """Replace, in the elaborated design ``fragment``, every module that has siblings of
         its kind by an instance of the kind; ``ports``: the design's port signals."""
         p = _Pass(fragment)
-        uses = {}               # signal number -> how many fragments show it (a port: one)
-        for node in _subtree(p.root):
-            for g in node.shown:
-                uses[g] = uses.get(g, 0) + 1
-        for g in p._numbers(s for s in ports if id(s) in p.numbers):
-            uses[g] = uses.get(g, 0) + 1
+        uses = _shows(p.root)   # a port counts as one more fragment that shows its signal
+        uses.update(p.numbers[id(s)] for s in ports if id(s) in p.numbers)
         self._share(p, fragment, p.root, (), uses)
 
     def _share(self, p, parent, node, path, uses):
@@ -235,10 +237,7 @@ class Kinds:
         found = {}
         for k in ks:
             st, order = _structure(p.signals, node.subs[k])
-            inner = {}
-            for n in _subtree(node.subs[k]):
-                for g in n.shown:
-                    inner[g] = inner.get(g, 0) + 1
+            inner = _shows(node.subs[k])
             outputs = {order[g] for g in inner if order[g] in st.driven and uses[g] > inner[g]}
             found.setdefault(st.key(outputs), []).append((k, st, st.inputs | outputs))
         replaced = set()

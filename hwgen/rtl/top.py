@@ -10,9 +10,8 @@ from amaranth.lib import fifo, stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
 from ..ir.graph import StreamOp
-from ..schedule.host_timing import chained
+from ..schedule.host_timing import FINISH_AHEAD, chained
 from ..schedule.plan import Plan
-from ..schedule.host_timing import FINISH_AHEAD
 from .group import Group
 from .input_buffer import InputBuffer
 from .output_banks import OutputBanks
