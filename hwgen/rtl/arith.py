@@ -10,7 +10,7 @@ bits as a truth table: LUTs, where Yosys maps even a 2-bit ``+`` to a carry chai
 whose entry and exit cost more than a LUT level. ``named`` shares an expression's logic among
 its uses.
 """
-from amaranth.hdl import Array, Cat, Const, Instance, Mux, Shape, Signal, Value
+from amaranth.hdl import Cat, Const, Instance, Mux, Shape, Signal, Value
 
 # Input bits of a ``table`` at most: 1,024 entries.
 TABLE_BITS = 10
@@ -34,14 +34,16 @@ def table(fn, *values, width):
     if len(index) > TABLE_BITS:
         raise ValueError(f"a table of {len(index)} input bits is too large for LUTs "
                          f"(at most {TABLE_BITS})")
-    entries = []
+    bits = 0
     for i in range(1 << len(index)):
         args, low = [], 0
         for v in values:
             args.append((i >> low) & ((1 << len(v)) - 1))
             low += len(v)
-        entries.append(Const(fn(*args) % (1 << width), width))
-    return Array(entries)[index]
+        bits |= (fn(*args) % (1 << width)) << (i * width)
+    # One constant indexed by the bits (a shift, ``$shiftx``): a case statement of 1,024
+    # entries costs Amaranth and Yosys more time, and the Verilog more lines, for the same LUTs.
+    return Const(bits, width << len(index)).word_select(index, width)
 
 
 def mux_tree(values, sel):

@@ -265,8 +265,8 @@ class Kinds:
 
 
 def _stem(name):
-    """``pe`` of ``pe_3_4``, ``bank`` of ``bank7``."""
-    return re.sub(r"(_?\d+)+$", "", name) or "module"
+    """``pe`` of ``pe_3_4``, ``bank`` of ``bank7``, ``copy`` of ``w_fan1_copy3``."""
+    return re.sub(r"(_?\d+)+$", "", name).rsplit("_", 1)[-1] or "module"
 
 
 def _outline(fragment):

@@ -12,7 +12,7 @@ such register with an enable (``FD1P3IX``, ``FD1P3AX``): a copy of a control lin
 from PE to PE (``rtl.delay``), which Yosys would otherwise merge back into one line."""
 import math
 
-from amaranth.hdl import ClockSignal, Instance, ResetSignal, Signal, Value
+from amaranth.hdl import ClockSignal, Instance, Module, ResetSignal, Signal, Value
 
 
 def copies(m, value_next, count, name, target="generic", reset=True):
@@ -28,8 +28,14 @@ def copies(m, value_next, count, name, target="generic", reset=True):
         if target != "ecp5":
             m.d.sync += q.eq(d)
             continue
+        # A copy of several bits is a module of its own: the copies of one value are alike, so
+        # the Verilog holds one module of them (``rtl.kinds``) and an instance per copy, not a
+        # primitive per bit.
+        copy = m if len(d) == 1 else Module()
+        if len(d) > 1:
+            m.submodules[f"{name}_copy{k}"] = copy
         for i in range(len(d)):
-            m.submodules[f"{name}_ff{k}_{i}"] = Instance(
+            copy.submodules[f"{name}_ff{k}_{i}"] = Instance(
                 "FD1S3IX" if reset else "FD1S3AX", a_keep=1, i_CK=ClockSignal(), i_D=d[i],
                 o_Q=q[i], **clear)
     return out
