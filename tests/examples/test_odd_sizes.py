@@ -29,7 +29,7 @@ CASES = [
     ("gemm_ws_float", {"M": 9, "N": 1, "K": 1, "BITS": 16}),
     ("gemv_float", {"M": 1, "K": 1, "BITS": 32}), ("gemv_float", {"M": 3, "K": 97, "BITS": 16}),
     ("gemv_float", {"M": 5, "K": 6, "BITS": 32}),
-    ("attention", {"L": 1, "D": 1, "BITS": 32}), ("attention", {"L": 17, "D": 3, "BITS": 16}),
+    ("attention", {"L": 1, "D": 1, "BITS": 32}), ("attention", {"L": 9, "D": 3, "BITS": 16}),
 ]
 
 
