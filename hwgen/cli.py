@@ -144,6 +144,7 @@ def _say_if_ports_bound(info, auto_lanes):
 def cmd_check(args):
     from .check.reference import reference_cases
     from .flow.tiles import whole
+    from .schedule import plan
     if args.problems < 0:
         raise HwgenError(f"--problems must be 0 or more (random problems besides the two "
                          f"extremes), not {args.problems}")
@@ -156,7 +157,12 @@ def cmd_check(args):
     cases = reference_cases(whole(graph), args.problems, args.seed, input_range)
     what = f"{len(cases)} problems: all-minimum, all-maximum and {args.problems} random " \
            f"inputs (seed {args.seed})"
-    return 0 if _check_reference(graph, reference, cases, what, tolerance=tolerance) else 1
+    ok = _check_reference(graph, reference, cases, what, tolerance=tolerance)
+    # What hardware refuses is refused here too, at the line, before any hardware is built.
+    built = plan(graph)
+    print(f"the schedule builds it: expected_cycles {built.expected_cycles}, interval_cycles "
+          f"{built.interval_cycles} per problem back to back")
+    return 0 if ok else 1
 
 
 def cmd_sim(args):

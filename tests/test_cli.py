@@ -71,7 +71,20 @@ def _wrong_reference(tmp_path):
 
 def test_check_passes_a_correct_program(capsys):
     assert main(["check", example("gemm_os"), "--params", "M=2 N=3 K=5"]) == 0
-    assert capsys.readouterr().out.startswith("PASS gemm_os")
+    out = capsys.readouterr().out
+    assert out.startswith("PASS gemm_os")
+    assert "the schedule builds it: expected_cycles 40, interval_cycles 14 per problem" in out
+
+
+def test_check_refuses_at_the_line_what_build_refuses_folded(capsys):
+    path = os.path.join(PROGRAMS, "folded_collection.py")
+    assert main(["check", path]) == 0
+    capsys.readouterr()
+    assert main(["check", path, "--array", "4"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.startswith("PASS neurons")
+    assert f"{path}:29: in task layer2: stream 'h[0>layer2]' (h[0], h[4], h[8], h[12], one " \
+           "stream once folded) is got twice on one iteration" in captured.err
 
 
 @pytest.mark.parametrize("command", [["check"], ["sim", "--sim", "icarus"]])

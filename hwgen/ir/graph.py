@@ -254,12 +254,14 @@ class TensorView:
 
 @dataclass
 class Channel:
-    """One stream: a single producer instance, a single consumer instance."""
+    """One stream: a single producer instance, a single consumer instance; in a folded
+    program, ``carries`` names the virtual streams it carries when they are several."""
     name: str
     type: StreamType
     producer: str = None
     consumer: str = None
     loc: tuple = None
+    carries: tuple = ()
 
     @property
     def dtype(self):

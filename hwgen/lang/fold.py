@@ -13,6 +13,7 @@ of one folded iteration ahead), so the folded program computes what the virtual 
 """
 import itertools
 import math
+import re
 from dataclasses import dataclass, field
 
 from ..errors import HwgenError
@@ -130,11 +131,17 @@ def link_streams(graph_parts, state, declared):
         if producer and consumer and (state.depths.get(producer) or state.depths.get(consumer)):
             depth += _check_order(name, instances, provs, state, producer, consumer, loc)
         channels[name] = Channel(name, StreamType(stype.dtype, depth, block=stype.block),
-                                 producer, consumer, loc=loc)
+                                 producer, consumer, loc=loc,
+                                 carries=tuple(sorted(carried, key=_natural)) * (len(carried) > 1))
         rename.update(dict.fromkeys(provs, name))
     for prov in state.uses:
         del channels[prov]
     _rename(instances, rename)
+
+
+def _natural(name):
+    """``h[10]`` after ``h[9]``: a virtual stream's name, ordered by its indices."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
 
 def _pid(instance):

@@ -27,8 +27,7 @@ class StreamLowerer:
         nodes = [x for e in index for x in subexprs(e)]
         if any(not isinstance(x, (Const, LoopIndex, BinOp, Neg)) or
                isinstance(x, LoopIndex) and x.depth >= self.n_fold for x in nodes):
-            self.error(f"stream index `{', '.join(map(ast.unparse, elts))}` must be computed from "
-                       "grid indices and sizes only", stmt)
+            self.error(_index_error(", ".join(map(ast.unparse, elts))), stmt)
         targets = {}
         for n in itertools.product(*(self.fold_iterations(d) for d in range(self.n_fold))):
             at = tuple(evaluate(e, n) for e in index)
@@ -75,8 +74,7 @@ class StreamLowerer:
                 return self.virtual_stream(name, elts, verb, stmt)
             index = tuple(self.const_value(e) for e in elts)
             if any(i is None for i in index):
-                self.error(f"stream index `{ast.unparse(node.slice)}` must be a compile-time "
-                           "expression of grid indices", stmt)
+                self.error(_index_error(ast.unparse(node.slice)), stmt)
         else:
             self.error(f"`{ast.unparse(node)}.{verb}()`: not a stream", stmt)
         if name not in self.streams:
@@ -99,3 +97,10 @@ class StreamLowerer:
                        f"connects exactly one producer to one consumer", stmt)
         setattr(chan, role, self.name)
         return cname
+
+
+def _index_error(index):
+    """The one refusal of a stream index that is not known at compile time."""
+    return (f"stream index `{index}` must be computed from grid indices and sizes only (each "
+            "stream statement names its stream at compile time): to reach the streams of an "
+            "array in turn, unroll the loop with `with hwgen.meta_for(N) as n:`")

@@ -17,7 +17,7 @@ def check_support(graph):
     for inst in graph.instances.values():
         _static_indices(inst)
         _tensor_writes(inst)
-        _one_op_per_stream(inst)
+        _one_op_per_stream(inst, graph.channels)
         _float_support(inst)
         _array_ports(inst)
     check_in_out(graph)
@@ -65,10 +65,11 @@ def _overlap(a, b):
     return a[1] >= b[0] and b[1] >= a[0]
 
 
-def _one_op_per_stream(inst):
+def _one_op_per_stream(inst, channels):
     """A hardware stream takes one put and one get per clock: statements that put (get) on
     one stream never run on the same iteration (loops in sequence, first and last
-    iterations)."""
+    iterations). Folding joins virtual streams into one (``Channel.carries``), so the
+    statements of a grid that run on one iteration may meet on one stream."""
     for seg in inst.segments:
         seen = {}
         for s in seg.body:
@@ -77,13 +78,19 @@ def _one_op_per_stream(inst):
                 other = next((x for x in seen.get((op, channel), [])
                               if x is s or coexist(x.pred, s.pred, seg.trips)), None)
                 if other is not None:
-                    what = "put" if op is StreamOp.PUT else "got"
+                    verb = "put" if op is StreamOp.PUT else "get"
+                    carries = channels[channel].carries if channel in channels else ()
+                    named = f"stream '{channel}'" if not carries else \
+                        f"stream '{channel}' ({', '.join(carries)}, one stream once folded)"
+                    fix = "fold onto a larger array, or " if carries else ""
+                    also = f"also at line {other.loc[1]}" if other.loc != loc else \
+                        "more than once by this line"
                     raise HwgenError(
-                        f"in task {inst.name}: stream '{channel}' is {what} twice on one "
-                        f"iteration (also at line {other.loc[1]}); a hardware stream moves one "
-                        f"element per clock: {what} it in different loops or on different "
-                        "iterations" + ("" if op is StreamOp.PUT else ", or get it once "
-                                        "into a local"), loc)
+                        f"in task {inst.name}: {named} is {verb.replace('get', 'got')} twice "
+                        f"on one iteration ({also}); a hardware stream "
+                        f"moves one element per clock: {fix}{verb} it in different loops or "
+                        "on different iterations" + ("" if op is StreamOp.PUT else
+                                                     ", or get it once into a local"), loc)
                 seen.setdefault((op, channel), []).append(s)
 
 

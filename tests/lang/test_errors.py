@@ -84,6 +84,27 @@ def test_rejected_at_the_users_line(name, words):
     assert e.value.loc[1] == marked_line(path), str(e.value)
 
 
+@pytest.mark.parametrize("array", [None, (4, 1)])
+def test_a_stream_index_from_a_loop_is_refused_in_one_wording_folded_or_not(array):
+    path = program("bad/stream_loop_index")
+    with pytest.raises(HwgenError) as e:
+        load_design(path, array=array)
+    assert "stream index `n` must be computed from grid indices and sizes only" in str(e.value)
+    assert "`with hwgen.meta_for(N) as n:`" in str(e.value)
+    assert e.value.loc[1] == marked_line(path)
+
+
+def test_a_collection_that_folding_joins_onto_one_stream_is_refused_at_its_line():
+    path = program("folded_collection")
+    plan(load_design(path))                     # as written, one stream per neuron: it builds
+    with pytest.raises(HwgenError) as e:
+        plan(load_design(path, array=(4, 1)))
+    assert "stream 'h[0>layer2]' (h[0], h[4], h[8], h[12], one stream once folded) is got " \
+           "twice on one iteration (more than once by this line)" in str(e.value)
+    assert "fold onto a larger array, or get it in different loops" in str(e.value)
+    assert e.value.loc[1] == marked_line(path)
+
+
 def test_deadlock_is_found_statically_and_by_the_interpreter():
     path = program("bad/deadlock")
     with pytest.raises(HwgenError) as e:

@@ -117,16 +117,78 @@ def build():
     return source
 
 
+@st.composite
+def grid_programs(draw):
+    """A producer on a grid of ``P`` instances, each streaming to the consumer on a stream of
+    its own (once, or on every iteration), and a consumer that collects them unrolled
+    (``meta_for``): on one iteration, or each stream in a loop of its own; with an array
+    size that folds the grid (``--array``, a divisor of ``P``)."""
+    P = draw(st.sampled_from([2, 4, 6]))
+    K = draw(st.integers(1, 4))
+    every = draw(st.booleans())                     # a put on every iteration, else one
+    gets = K if every else 1
+    body = [f"acc: int32 = {draw(st.sampled_from(['0', 'p']))}", f"for k in range({K}):",
+            f"    x: int32 = A[(p + k) % {N}]",
+            "    " + draw(st.sampled_from(["acc += x", "acc = acc * 3 + x", "acc -= x * p"]))]
+    body += ["    s[p].put(acc)"] if every else ["s[p].put(acc)"]
+    writes = draw(st.booleans())
+    body += ["C[p] = acc"] * writes
+    if draw(st.booleans()):             # every stream on one iteration
+        collect = ["total: int32 = 0", f"with hwgen.meta_for({P}) as q:"]
+        collect += [f"    for r in range({gets}):", "        total += s[q].get()"] if every \
+            else ["    total += s[q].get()"]
+    else:                               # each stream in a loop of its own, in sequence
+        collect = ["total: int32 = 0", f"with hwgen.meta_for({P}) as q:",
+                   f"    for r in range({gets}):", "        v: int32 = s[q].get()",
+                   "        total = total * 2 + v", "    D[q] = total"]
+    collect.append(f"D[{N - 1}] = total")
+    source = f'''
+import hwgen
+from hwgen import Stream, int32
+
+
+def build():
+    @hwgen.region
+    def grid(A: int32[{N}], D: int32[{N}]{f", C: int32[{N}]" * writes}):
+        s = Stream[int32, 2][{P}]
+
+        @hwgen.task(mapping=[{P}])
+        def prod():
+            p = hwgen.get_pid()
+{chr(10).join("            " + line for line in body)}
+
+        @hwgen.task
+        def cons():
+{chr(10).join("            " + line for line in collect)}
+
+    return grid
+'''
+    return source, (draw(st.sampled_from([f for f in range(1, P) if P % f == 0])), 1)
+
+
 @settings(max_examples=int(os.environ.get("HWGEN_FUZZ", 40)), deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(source=fuzz_programs())
 def test_what_the_interpreter_runs_builds_right_or_is_refused_in_the_schedule(
         source, tmp_path_factory):
+    holds_one_rule(source, None, tmp_path_factory)
+
+
+@settings(max_examples=int(os.environ.get("HWGEN_FUZZ", 40)) // 2, deadline=None,
+          database=None, suppress_health_check=list(HealthCheck))
+@given(drawn=grid_programs())
+def test_the_same_rule_holds_folded(drawn, tmp_path_factory):
+    holds_one_rule(*drawn, tmp_path_factory)
+
+
+def holds_one_rule(source, array, tmp_path_factory):
+    """What ``check`` (with ``array``: ``check --array``) accepts, the interpreter and the
+    schedule, becomes hardware that computes the same, or the schedule refuses it at a line."""
     path = write(source, str(tmp_path_factory.mktemp("fuzz")))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            graph = load_design(path)
+            graph = load_design(path, array=array)
             problems = [random_inputs(graph, seed) for seed in range(2)]
             want = [run(graph, p) for p in problems]
         except HwgenError:
