@@ -4,11 +4,11 @@ Compile-time structure is resolved here: ``if`` on constants and ``meta_if``/``m
 ``meta_else`` keep one branch, ``meta_for`` unrolls; run-time ``if``/``else``: ``branches``.
 """
 import ast
+import warnings
 
-from ..errors import HwgenError
+from ..errors import HwgenError, HwgenWarning
 from ..ir.element_sums import hold_element_sums
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Instance, LoopIndex, Pred, Put, Segment,
-                        coexist, stmt_exprs, stream_ops, transform)
+from ..ir.graph import ArrayWrite, Assign, Instance, LoopIndex, Pred, Put, Segment, transform
 from ..ir.layout import WIDE_REGISTER_LIMIT
 from ..ir.static_locals import fold_static_indices
 from .assign import AssignLowerer
@@ -16,10 +16,10 @@ from .blocks import BlockLowerer
 from .branches import BranchLowerer
 from .exprs import CONSTRUCT_NAMES, is_call_to
 from .loops import Loop, LoopLowerer
+from .phases import alone, padding, phase_nest, share_arrays, stream_runs
 from .streams import StreamLowerer
 
 _CHAIN = ("meta_if", "meta_elif", "meta_else")
-_LONG = 1 << 12        # a loop's trip count where it is not known yet (``_may_coexist``)
 
 
 def _renumbered(item, dmap):
@@ -36,78 +36,6 @@ def _renumbered(item, dmap):
     if hasattr(item, "index"):
         item.index = tuple(transform(i, move) for i in item.index)
     return item
-
-
-def _share_arrays(run, body):
-    """Whether statements ``run`` write a local array statements ``body`` use, or the other
-    way round."""
-    def arrays(stmts):
-        written = {s.array for s in stmts if isinstance(s, ArrayWrite)}
-        return written, written | {e.array for s in stmts for e in stmt_exprs(s)
-                                   if isinstance(e, ArrayRead)}
-    (w1, used1), (w2, used2) = arrays(run), arrays(body)
-    return bool(w1 & used2 or w2 & used1)
-
-
-def _share_streams(run, body):
-    """Whether statements ``run`` put (get) on a stream that statements or loops ``body`` put
-    (get) on: on one iteration they would take two elements of it (a daisy chain's
-    ``s.put(own)`` before ``for _ in ...: s.put(t.get())``)."""
-    def ops(items):
-        return {op[:2] for s in _statements(items) for op in stream_ops(s)}
-    return bool(ops(run) & ops(body))
-
-
-def _stream_runs(stmts):
-    """Straight-line statements as runs one after another, a new run where a statement puts
-    (gets) on a stream that a statement of the run puts (gets) on, unless their branches
-    exclude each other (``if j % 2 == 0:`` / ``else:``); at least one run."""
-    runs, seen = [[]], {}
-    for s in stmts:
-        ops = {op[:2] for op in stream_ops(s)}
-        if any(_may_coexist(s, t) for op in ops for t in seen.get(op, ())):
-            runs.append([])
-            seen = {}
-        runs[-1].append(s)
-        for op in ops:
-            seen.setdefault(op, []).append(s)
-    return runs
-
-
-def _may_coexist(a, b):
-    """Whether statements ``a`` and ``b`` may run on one iteration (loops of unknown trip
-    counts stand in as long ones: disjoint there, disjoint for any count)."""
-    depth = 1 + max((p.depth for p in a.pred + b.pred), default=-1)
-    return coexist(a.pred, b.pred, (_LONG,) * depth)
-
-
-def _alone(run, beside):
-    """Whether straight-line statements ``run`` take clocks of their own (``_stream_runs``)
-    rather than the first (last) iteration of the loops ``beside``."""
-    return len(_stream_runs(run)) > 1 or _share_streams(run, beside)
-
-
-def _statements(items):
-    """The statements of ``items``, those of their loops included."""
-    for it in items:
-        if isinstance(it, Loop):
-            yield from _statements(it.items)
-        else:
-            yield it
-
-
-def _own_last(pred, trips, shape, top):
-    """``pred`` of a statement in a phase whose loops (from depth ``top``) have ``trips`` of
-    the nest's ``shape``: ``last`` of those loops means their own last iteration."""
-    out = []
-    for p in pred:
-        cut = [top + i for i, (t, n) in enumerate(zip(trips, shape))
-               if top + i >= p.depth and t < n]
-        if p.kind != "last" or p.depth < top or not cut:
-            out.append(p)
-            continue
-        out += [Pred("at", top + i, t - 1) for i, t in enumerate(trips) if top + i >= p.depth]
-    return tuple(out)
 
 
 def _meta_kind(stmt):
@@ -211,7 +139,7 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         """Top-level items -> segments; straight-line code joins the nearest loop."""
         loops = [i for i, it in enumerate(items) if isinstance(it, Loop)]
         if not loops:
-            return [Segment((), run, loc=self.p.loc(self.fn)) for run in _stream_runs(items)]
+            return [Segment((), run, loc=self.p.loc(self.fn)) for run in stream_runs(items)]
         segs = []
         for n, li in enumerate(loops):
             before = items[:li] if n == 0 else []
@@ -219,15 +147,15 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
             after = items[li + 1:after_end]
             # Straight-line code that puts (gets) on a stream the loop also puts (gets) on
             # runs as a segment of its own: a stream takes one element per clock.
-            own_before, own_after = (_alone(run, [items[li]]) for run in (before, after))
+            own_before, own_after = (alone(run, [items[li]]) for run in (before, after))
             if own_before:
-                segs += [Segment((), run, loc=self.p.loc(self.fn)) for run in _stream_runs(before)]
+                segs += [Segment((), run, loc=self.p.loc(self.fn)) for run in stream_runs(before)]
             trips, body = self.nest(items[li], 0)
             body = [self.predicated(s, Pred("first", 0)) for s in before if not own_before] + \
                 body + [self.predicated(s, Pred("last", 0)) for s in after if not own_after]
             segs.append(Segment(tuple(trips), body, loc=self.p.loc(items[li].node)))
             if own_after:
-                segs += [Segment((), run, loc=self.p.loc(self.fn)) for run in _stream_runs(after)]
+                segs += [Segment((), run, loc=self.p.loc(self.fn)) for run in stream_runs(after)]
         return segs
 
     def nest(self, loop, depth, dmap=(0,)):
@@ -237,13 +165,13 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         items = [_renumbered(it, dmap) for it in loop.items]
         inner = [i for i, it in enumerate(items) if isinstance(it, Loop)]
         if len(inner) > 1 or len(inner) == 1 and any(
-                _alone(run, [items[inner[0]]])
+                alone(run, [items[inner[0]]])
                 for run in (items[:inner[0]], items[inner[0] + 1:]) if run):
             return self.phases(loop, items, depth, dmap)
         if not inner:
-            runs = _stream_runs(items)
+            runs = stream_runs(items)
             if len(runs) > 1:           # two puts (gets) of a stream: a phase loop around them
-                return self.phase_nest(loop, [([], run) for run in runs], depth)
+                return phase_nest(loop, [([], run) for run in runs], depth)
             return [loop.trip], items
         k = inner[0]
         trips, body = self.nest(items[k], depth + 1, dmap + (depth + 1,))
@@ -259,50 +187,46 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         last loop: on its last), or as a phase of their own where they write a local array
         that loop uses, or use one it writes (hardware accesses an array at one stage), or put
         (get) on a stream it puts (gets) on (a stream takes one element per clock)."""
-        entries, run = [], []
+        entries, lines, run = [], [], []
         for it in items + [None]:
             if (isinstance(it, Loop) or it is None) and run:
                 entries.append(run)
+                lines.append(run[0].loc[1])
                 run = []
             if isinstance(it, Loop):
                 entries.append(self.nest(it, depth + 2, dmap + (depth + 2,)))
+                lines.append(self.p.loc(it.node)[1])
             elif it is not None:
                 run.append(it)
-        phases, pending = [], []
+        phases, where, pending = [], [], []
         for k, entry in enumerate(entries):
             if isinstance(entry, tuple):
                 trips, body = entry
                 phases.append((trips, [self.predicated(s, Pred("first", depth + 2))
                                        for s in pending] + body))
+                where.append(lines[k])
                 pending = []
                 continue
             after = k + 1 < len(entries)
             beside = entries[k + 1 if after else k - 1][1]
-            if _share_arrays(entry, beside) or _alone(entry, beside):
-                phases += [([1], run) for run in _stream_runs(entry)]
+            if share_arrays(entry, beside) or alone(entry, beside):
+                runs = stream_runs(entry)
+                phases += [([1], run) for run in runs]
+                where += [run[0].loc[1] for run in runs]
             elif after:
                 pending = entry
             else:
                 phases[-1][1].extend(self.predicated(s, Pred("last", depth + 2)) for s in entry)
-        return self.phase_nest(loop, phases, depth)
+        self.warn_padding(loop, [trips for trips, _ in phases], where)
+        return phase_nest(loop, phases, depth)
 
-    @staticmethod
-    def phase_nest(loop, phases, depth):
-        """``loop`` around ``phases`` (``(trips, statements)`` each, run one after another):
-        ``(trips, body)`` of the nest, a phase loop at ``depth + 1``."""
-        width = max(len(trips) for trips, _ in phases)
-        shape = [max(trips[i] if i < len(trips) else 1 for trips, _ in phases)
-                 for i in range(width)]
-        body = []
-        for p, (trips, stmts) in enumerate(phases):
-            trips = list(trips) + [1] * (width - len(trips))
-            guard = (Pred("at", depth + 1, p),) + tuple(
-                Pred("below", depth + 2 + i, t) for i, (t, n) in enumerate(zip(trips, shape))
-                if t < n)
-            for stmt in stmts:
-                stmt.pred = guard + _own_last(stmt.pred, trips, shape, depth + 2)
-                body.append(stmt)
-        return [loop.trip, len(phases)] + shape, body
+    def warn_padding(self, loop, trips, lines):
+        """``phases.padding``'s warning at ``loop``, once per region."""
+        message, loc = padding(loop, trips, lines), self.p.loc(loop.node)
+        if message is not None and loc not in self.p.warned:
+            self.p.warned.add(loc)
+            warnings.warn_explicit(f"in task {self.name}: {message}", HwgenWarning, loc[0],
+                                   loc[1])
 
     @staticmethod
     def predicated(stmt, pred):

@@ -107,6 +107,7 @@ class _RegionParser:
         self.chains = []                    # and its `hwgen.chain(...)` statements
         self.fold = None                    # a FoldState, when some task is folded
         self.offset = region.fn.__code__.co_firstlineno - 1
+        self.warned = set()                 # where a warning of lowering was given
         self.node = region.source_node()
         self.ns = dict(region.namespace)
         self.ns.update(region.bindings)
