@@ -354,7 +354,7 @@ def cmd_run(args):
     from .driver import Accelerator, exercise
     graph = _graph(args)
     if args.port == "sim":
-        acc = Accelerator.simulate(graph)
+        acc = Accelerator.simulate(graph, line=args.line)
     else:
         acc = Accelerator.on_board(graph, args.board, args.port, _out_dir(args), _Steps(6))
     with acc:

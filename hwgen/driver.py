@@ -84,7 +84,8 @@ class Accelerator:
         self._seq = {p["id"]: 0 for p in self.ports}
         self.errors = []            # error codes the bridge answered with, in order
         self._line_free = 0.0
-        self.stats = {}
+        self.stats = {}             # of the last run: `_account`
+        self.total = {k: 0 for k in _TOTALS}    # of every run so far
 
     @classmethod
     def open(cls, design_json, port, **kwargs):
@@ -94,11 +95,13 @@ class Accelerator:
         return cls(manifest, SerialLine(port, manifest["bridge"]["baud"]), **kwargs)
 
     @classmethod
-    def simulate(cls, design, params=None, array=None, brams=None, **kwargs):
+    def simulate(cls, design, params=None, array=None, brams=None, line="bytes", **kwargs):
         """The design in Amaranth's simulator behind the same bridge: ``design`` is a program
         file (with ``params``, folded onto ``array`` and tiled within ``brams`` block RAMs as
         ``pipeline.load_design`` does), a design.json that records its ``source`` and how it
-        was built (``build``), or a task graph."""
+        was built (``build``), or a task graph. ``line``: "bytes" carries whole bytes at ten
+        times the UART's fastest rate (``flow.bridge_sim``), "uart" simulates the UART bit by
+        bit, as a board's design has it."""
         from .flow.bridge_sim import simulate
         from .pipeline import load_design
         source, build = None, None
@@ -116,10 +119,10 @@ class Accelerator:
             if "array" in given:
                 given["array"] = tuple(given["array"])         # a JSON list
             design = load_design(source, **given)
-        info, line = simulate(design, source=source, build=build)
+        info, transport = simulate(design, source=source, build=build, line=line)
         # Silence worth a few problems or 400 bytes of simulated time, not a board's second.
-        kwargs.setdefault("timeout", max(4000, 4 * info["expected_cycles"]) / line.clock_hz)
-        return cls(info, line, **kwargs)
+        kwargs.setdefault("timeout", max(4000, 4 * info["expected_cycles"]) / transport.clock_hz)
+        return cls(info, transport, **kwargs)
 
     @classmethod
     def on_board(cls, graph, board, port, out_dir, progress=None, **kwargs):
@@ -219,7 +222,8 @@ class Accelerator:
         start = self.line.now()
         heard, retries = start, 0
         sent = {"frames": 0, "payload": sum(len(c) for q in queues.values() for c in q),
-                "resent": 0, "last_ack": start, "first_out": None}
+                "resent": 0, "last_ack": start, "first_out": None, "done": []}
+        per_problem = {i: n // problems for i, n in want.items()}
         from tqdm import tqdm
         bar = tqdm(total=sum(want.values()), unit="B", desc="results", leave=False,
                    mininterval=1, disable=not self.progress)
@@ -235,6 +239,9 @@ class Accelerator:
                 heard, retries = self.line.now(), 0
             for f in decoder.feed(data):
                 self._take(f, outstanding, received, sent)
+            complete = min((len(received[i]) // n for i, n in per_problem.items() if n),
+                           default=0)
+            sent["done"] += [self.line.now() - start] * (complete - len(sent["done"]))
             got = sum(map(len, received.values()))
             if got > bar.n:
                 bar.update(got - bar.n)
@@ -294,19 +301,29 @@ class Accelerator:
                 f"({', '.join(unacked) or 'none'}), last errors: {errors}")
 
     def _account(self, start, sent, received):
-        """``stats``: bytes and seconds of the last run, and the line's share of its rate."""
+        """``stats``: bytes and seconds of the last run (``problem_seconds``: when each of its
+        problems' outputs were all in, from the run's start), and the line's share of its rate;
+        ``total``: the sums over every run."""
         bridge = self.manifest["bridge"]
         line_rate = bridge["baud"] / 10
         inputs = max(sent["last_ack"] - start, 1e-12)
         out = sum(len(r) for r in received.values())
         outputs = max(self.line.now() - (sent["first_out"] or start), 1e-12)
-        self.stats = {"seconds": self.line.now() - start, "frames_sent": sent["frames"],
+        self.stats = {"seconds": self.line.now() - start, "problems": len(sent["done"]),
+                      "problem_seconds": sent["done"], "frames_sent": sent["frames"],
                       "frames_resent": sent["resent"], "payload_bytes_in": sent["payload"],
                       "payload_bytes_out": out, "output_seconds": outputs,
                       "output_bytes_per_s": out / outputs,
                       "line_bytes_per_s": line_rate, "input_seconds": inputs,
                       "input_bytes_per_s": sent["payload"] / inputs,
                       "overhead_bytes_per_frame": OVERHEAD}
+        for key in _TOTALS:
+            self.total[key] += self.stats[key]
+
+
+# What `Accelerator.total` sums over runs.
+_TOTALS = ("problems", "seconds", "frames_sent", "frames_resent", "payload_bytes_in",
+           "payload_bytes_out")
 
 
 def _value_range(dtype):

@@ -20,7 +20,39 @@ def test_make_run_port_sim_passes_five_problems(capsys):
     assert main(["run", example("gemm_os"), "--params", "M=4 N=4 K=16", "--port", "sim"]) == 0
     out = capsys.readouterr().out
     assert [f"problem {n}: PASS" in out for n in range(5)] == [True] * 5
-    assert "of the 300 kB/s line (3 Mbaud)" in out and "the rest is transfer" in out
+    assert "of the 3000 kB/s line (30 Mbaud)" in out and "the rest is transfer" in out
+
+
+def test_the_byte_line_equals_the_uart_in_a_tenth_of_the_cycles():
+    """Whole bytes at ten times the UART's fastest rate: the same outputs, the simulated time
+    of a transfer-bound problem (512 bytes in, 2,048 out) about a tenth."""
+    a = np.arange(512) % 251 - 125
+    seconds = {}
+    for line in ("uart", "bytes"):
+        with Accelerator.simulate(example("producer_consumer"), {"N": 512}, line=line) as acc:
+            assert np.array_equal(acc.run(A=a)["B"], (a * 3 + 1).cumsum())
+            seconds[line] = acc.stats["seconds"]
+            assert acc.manifest["bridge"]["divisor"] == (4 if line == "uart" else None)
+    assert 8 <= seconds["uart"] / seconds["bytes"] <= 10
+
+
+def test_stats_per_problem_and_in_total():
+    with Accelerator.simulate(example("gemm_os"), {"M": 2, "N": 2, "K": 3}) as acc:
+        problems = [{"A": np.full((2, 3), k), "B": np.eye(3, 2, dtype=int)} for k in range(3)]
+        acc.run_many(problems)
+        first = dict(acc.stats)
+        acc.run(**problems[0])
+        done = first["problem_seconds"]
+        assert first["problems"] == len(done) == 3 and 0 < done[0] < done[1] < done[2]
+        assert done[2] <= first["seconds"]
+        assert acc.total["problems"] == 4
+        assert acc.total["seconds"] == pytest.approx(first["seconds"] + acc.stats["seconds"])
+        assert acc.total["payload_bytes_in"] == 4 * (6 + 6)
+
+
+def test_an_unknown_line_is_a_clear_error():
+    with pytest.raises(HwgenError, match="line must be one of uart, bytes, not 'wires'"):
+        Accelerator.simulate(example("gemm_os"), {"M": 2, "N": 2, "K": 3}, line="wires")
 
 
 @pytest.mark.parametrize("name,params", [("conv2d_systolic", {"F": 2, "C": 2, "H": 5, "W": 6}),
@@ -55,7 +87,7 @@ def test_large_payloads_move_within_ten_percent_of_the_line_rate():
 def test_a_design_json_records_its_source_and_simulates(tmp_path):
     with Accelerator.simulate(example("gemm_os"), {"M": 2, "N": 2, "K": 3}) as acc:
         manifest = acc.manifest
-    assert manifest["bridge"]["baud"] == 3e6 and manifest["ports"][0]["name"] == "A"
+    assert manifest["bridge"]["baud"] == 3e7 and manifest["ports"][0]["name"] == "A"
     path = tmp_path / "design.json"
     path.write_text(json.dumps(manifest))
     a, b = np.ones((2, 3), dtype=int), np.full((3, 2), -2)

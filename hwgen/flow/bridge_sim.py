@@ -4,12 +4,18 @@
 UART's rate, so the driver's bytes go through the real receiver, frame checker, buffers, design,
 framer and transmitter. Time is the simulation's: ``now()`` is simulated seconds, and ``read``
 waits in simulated time.
+
+With ``line="bytes"`` the design has no UART (``Bridged(uart=False)``) and the line carries a
+whole byte every `BYTE_CLOCKS` cycles, ten times the UART's fastest rate: every byte still goes
+through the frame checker, buffers, design and framer, in far fewer simulated cycles, since
+Amaranth's simulator spends its time per cycle.
 """
 import os
 from dataclasses import replace
 
 from amaranth.sim import Simulator
 
+from ..errors import HwgenError
 from ..rtl.bridge import Bridged
 from ..schedule import plan
 from .manifest import Bridge
@@ -20,6 +26,8 @@ __all__ = ["SimulatedLine", "simulate"]
 # Simulated clock and line of `make run PORT=sim`: 3 Mbaud at 12 MHz (as the iCEBreaker can),
 # the fewest clock cycles per bit the UART takes, so that the simulation spends its time on bytes.
 CLOCK_HZ, DIVISOR = 12_000_000, 4
+BYTE_CLOCKS = DIVISOR            # cycles per byte of a line of whole bytes
+LINES = ("uart", "bytes")
 
 
 class SimulatedLine:
@@ -38,8 +46,13 @@ class SimulatedLine:
         self._from_device = bytearray()
         self._sim = Simulator(dut)
         self._sim.add_clock(1 / clock_hz)
-        self._sim.add_testbench(self._drive_rx, background=True)
-        self._sim.add_testbench(self._sample_tx, background=True)
+        if dut.uart:
+            self._sim.add_testbench(self._drive_rx, background=True)
+            self._sim.add_testbench(self._sample_tx, background=True)
+        else:
+            self._sim.add_testbench(self._send_bytes, background=True)
+            self._sim.add_testbench(self._take_bytes, background=True)
+        self._byte_clocks = 10 * dut.divisor if dut.uart else BYTE_CLOCKS
         self._cycles = 0
 
     def write(self, data):
@@ -49,7 +62,7 @@ class SimulatedLine:
     def read(self, timeout):
         """The bytes received so far, waiting up to ``timeout`` simulated seconds for one."""
         end = self._cycles + max(1, int(timeout * self.clock_hz))
-        step = 20 * self.dut.divisor                      # two byte times
+        step = 2 * self._byte_clocks
         while not self._from_device and self._cycles < end:
             self._cycles = min(end, self._cycles + step)
             self._sim.run_until(self._cycles / self.clock_hz)
@@ -97,13 +110,43 @@ class SimulatedLine:
                 self._from_device.append(byte)
 
 
+    # A line of whole bytes: the host's, one every BYTE_CLOCKS cycles, valid for one cycle; the
+    # design's taken at most as often. Each waits from the middle of a cycle.
+    async def _send_bytes(self, ctx):
+        period = 1 / self.clock_hz
+        await ctx.delay(0.5 * period)
+        while True:
+            if not self._to_device:
+                await ctx.delay(BYTE_CLOCKS * period)
+                continue
+            ctx.set(self.dut.rx_byte, self._to_device.pop(0))
+            ctx.set(self.dut.rx_valid, 1)
+            await ctx.tick()
+            ctx.set(self.dut.rx_valid, 0)
+            await ctx.delay((BYTE_CLOCKS - 0.5) * period)
+
+    async def _take_bytes(self, ctx):
+        period, tx = 1 / self.clock_hz, self.dut.tx_byte
+        await ctx.delay(0.5 * period)
+        while True:
+            ctx.set(tx.ready, 1)
+            *_, valid, byte = await ctx.tick().sample(tx.valid, tx.payload)
+            ctx.set(tx.ready, 0)
+            if valid:
+                self._from_device.append(byte)
+            await ctx.delay((BYTE_CLOCKS - 0.5) * period)
+
 def simulate(graph, source=None, build=None, clock_hz=CLOCK_HZ, divisor=DIVISOR, chunk=256,
-             timeout=None):
+             timeout=None, line="uart"):
     """The bridged design of ``graph`` in simulation: (design.json's dictionary with its
     ``bridge`` key, a `SimulatedLine`); ``source``, ``build``: the program file and the
-    ``load_design`` arguments it was built with, recorded for a reload."""
-    dut = Bridged(plan(graph, lanes=1), divisor, chunk=chunk, timeout=timeout)
+    ``load_design`` arguments it was built with, recorded for a reload; ``line``: "uart" (bit
+    by bit) or "bytes" (whole bytes, no UART)."""
+    if line not in LINES:
+        raise HwgenError(f"line must be one of {', '.join(LINES)}, not {line!r}")
+    dut = Bridged(plan(graph, lanes=1), divisor, chunk=chunk, timeout=timeout,
+                  uart=line == "uart")
     extra = {} if source is None else {"source": os.path.abspath(source), "build": build}
-    info = replace(design_manifest(dut.top, []), bridge=Bridge.from_json(dut.manifest(clock_hz)),
-                   extra=extra)                    # no Verilog written
+    bridge = Bridge.from_json(dut.manifest(clock_hz, byte_clocks=BYTE_CLOCKS))
+    info = replace(design_manifest(dut.top, []), bridge=bridge, extra=extra)  # no Verilog written
     return info.to_json(), SimulatedLine(dut, clock_hz)

@@ -54,7 +54,7 @@ class Bridge:
     """The UART host bridge a board's design sits behind (``rtl.bridge``)."""
     clock_hz: int
     baud: float
-    divisor: int
+    divisor: int | None         # None: a simulated line of whole bytes, no UART
     timeout_cycles: int
     chunk_bytes: int
     window: int

@@ -2,11 +2,13 @@
 
 ``Bridged`` holds the generated `Top` (one element per beat), a `UARTReceiver` feeding a
 `FrameReceiver`, and a `FrameSender` feeding a `UARTTransmitter`. The protocol is
-`hwgen.protocol`; `Bridged.manifest` is what design.json's ``bridge`` key records of it.
+`hwgen.protocol`; `Bridged.manifest` is what design.json's ``bridge`` key records of it. Without
+the UART (``uart=False``, for a simulated line that carries whole bytes) the receiver and the
+sender face the line's bytes directly.
 """
 import numpy as np
 from amaranth.hdl import Module
-from amaranth.lib import wiring
+from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
 from ..errors import HwgenError
@@ -45,19 +47,22 @@ class Bridged(wiring.Component):
         Cycles of line silence that end a truncated frame; default 64 bit times.
     target : str
         What the accelerator's multiplies lower to (``rtl.target.TARGETS``).
+    uart : bool
+        With the UART (a board's design); without it, the line's bytes are ports.
 
     Attributes
     ----------
     rx : In(1)
-        The host's transmit line, idle high.
+        The host's transmit line, idle high (with the UART).
     tx : Out(1)
-        The line to the host.
+        The line to the host (with the UART).
+    rx_byte : In(8), rx_valid : In(1)
+        Without the UART: a byte from the host, ``rx_valid`` for one cycle.
+    tx_byte : Out(stream.Signature(8))
+        Without the UART: the bytes to the host.
     """
 
-    rx: In(1, init=1)
-    tx: Out(1, init=1)
-
-    def __init__(self, plan, divisor, chunk=256, timeout=None, target="generic"):
+    def __init__(self, plan, divisor, chunk=256, timeout=None, target="generic", uart=True):
         if not isinstance(plan, Plan):
             raise TypeError(f"Bridged takes a hwgen.schedule.plan(graph, lanes=1), not {plan!r}")
         if not plan.graph.inputs:
@@ -72,23 +77,29 @@ class Bridged(wiring.Component):
             raise HwgenError(f"the UART needs at least 4 clock cycles per bit, not {divisor!r}")
         if not isinstance(chunk, int) or chunk < 8 or chunk & (chunk - 1) or chunk > 32768:
             raise HwgenError(f"chunk must be a power of two from 8 to 32768 bytes, not {chunk!r}")
-        self._plan, self._divisor, self._chunk = plan, divisor, chunk
+        self._plan, self._divisor, self._chunk, self._uart = plan, divisor, chunk, uart
         self._timeout = timeout or 64 * divisor
         self._ports = bridge_ports(plan.graph, chunk)
         self._top = Top(plan, target)
-        super().__init__()
+        super().__init__({"rx": In(1, init=1), "tx": Out(1, init=1)} if uart else
+                         {"rx_byte": In(8), "rx_valid": In(1),
+                          "tx_byte": Out(stream.Signature(8))})
 
     plan = property(lambda self: self._plan)
     top = property(lambda self: self._top)
     divisor = property(lambda self: self._divisor)
     chunk = property(lambda self: self._chunk)
     timeout = property(lambda self: self._timeout)
+    uart = property(lambda self: self._uart)
 
-    def manifest(self, clock_hz):
+    def manifest(self, clock_hz, byte_clocks=None):
         """design.json's ``bridge`` key: the line, and per port (the host's name and its
-        direction) its id and chunk."""
+        direction) its id and chunk. A line of whole bytes (no UART), one per ``byte_clocks``
+        cycles, records the baud rate of a UART as fast and no divisor."""
         graph = self.plan.graph
-        return {"clock_hz": clock_hz, "baud": clock_hz / self.divisor, "divisor": self.divisor,
+        baud = clock_hz / self.divisor if self.uart else 10 * clock_hz / byte_clocks
+        return {"clock_hz": clock_hz, "baud": baud,
+                "divisor": self.divisor if self.uart else None,
                 "timeout_cycles": self.timeout, "chunk_bytes": self.chunk, "window": WINDOW,
                 "ports": [{"name": graph.host_name(p.name), "dir": graph.tensors[p.name].direction,
                            "id": p.id, "element_bytes": p.element_bytes, "chunk": p.chunk}
@@ -100,16 +111,20 @@ class Bridged(wiring.Component):
         m.submodules.top = top = self.top
         inputs = [p for p in self._ports if graph.tensors[p.name].direction == "in"]
         outputs = [p for p in self._ports if graph.tensors[p.name].direction == "out"]
-        m.submodules.uart_rx = rx = UARTReceiver(self.divisor)
         m.submodules.receiver = receiver = FrameReceiver(inputs, self.timeout)
         m.submodules.sender = sender = FrameSender(outputs)
-        m.submodules.uart_tx = tx = UARTTransmitter(self.divisor)
-        m.d.comb += [rx.rx.eq(self.rx), self.tx.eq(tx.tx),
-                     receiver.byte.eq(rx.data), receiver.byte_valid.eq(rx.valid)]
+        if self.uart:
+            m.submodules.uart_rx = rx = UARTReceiver(self.divisor)
+            m.submodules.uart_tx = tx = UARTTransmitter(self.divisor)
+            m.d.comb += [rx.rx.eq(self.rx), self.tx.eq(tx.tx),
+                         receiver.byte.eq(rx.data), receiver.byte_valid.eq(rx.valid)]
+            connect(m, sender.bytes, tx.data)
+        else:
+            m.d.comb += [receiver.byte.eq(self.rx_byte), receiver.byte_valid.eq(self.rx_valid)]
+            connect(m, sender.bytes, wiring.flipped(self.tx_byte))
         for p in inputs:
             connect(m, getattr(receiver, f"in_{p.name}"), getattr(top, p.name))
         for p in outputs:
             connect(m, getattr(top, p.name), getattr(sender, f"out_{p.name}"))
         connect(m, receiver.reply, sender.reply)
-        connect(m, sender.bytes, tx.data)
         return m
