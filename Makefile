@@ -34,7 +34,7 @@ ROUTER  ?= router1
 MEASUREARG = $(if $(or $(filter-out 0 no false,$(MEASURE)),$(CLUSTER)),--measure --seeds $(SEEDS)) \
 	$(if $(CLUSTER),--cluster $(CLUSTER))
 
-.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph fusion dse layers bench clean iverilog formal campaign run allo
+.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph fusion dse layers bench clean iverilog formal campaign run allo digits train-digits
 
 all: demo
 
@@ -102,6 +102,15 @@ PROBLEMS ?= 5
 run: setup
 	$(HWGEN) run "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --port $(PORT) --board $(BOARD) \
 	  --problems $(PROBLEMS) $(DSEARG)
+
+# The digit classifier (hwgen/examples/digits.py) on the held-out images, in simulation
+# (PORT=sim) or on a board; train-digits trains and quantizes its weights again.
+IMAGES ?= 360
+digits: setup
+	$(PY) scripts/classify_digits.py --images $(IMAGES) --port $(PORT)
+
+train-digits: setup
+	$(PY) scripts/train_digits.py
 
 graph: setup
 	$(HWGEN) graph "$(DESIGN)" --params "$(PARAMS)" $(if $(OUT),--out $(OUT)/graph.svg) $(DSEARG)
