@@ -66,11 +66,11 @@ def build(L: int = 8, D: int = 8, BITS: int = 32):
         def pv():
             for i in range(L):
                 p: float32[L]
-                for j in range(L):
-                    p[j] = probs.get()
                 for d in range(D):
                     acc: float32 = 0
                     for j in range(L):
+                        if d == 0:                 # the row arrives on the first column's pass
+                            p[j] = probs.get()
                         v: float32 = V[j, d]
                         acc += p[j] * v
                     O[i, d] = acc
