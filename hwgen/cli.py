@@ -145,6 +145,7 @@ def cmd_check(args):
     from .check.reference import reference_cases
     from .flow.tiles import whole
     from .schedule import plan
+    from .schedule.depths import depth_advice
     if args.problems < 0:
         raise HwgenError(f"--problems must be 0 or more (random problems besides the two "
                          f"extremes), not {args.problems}")
@@ -162,6 +163,9 @@ def cmd_check(args):
     built = plan(graph)
     print(f"the schedule builds it: expected_cycles {built.expected_cycles}, interval_cycles "
           f"{built.interval_cycles} per problem back to back")
+    for advice in depth_advice(built):
+        where = f"{os.path.basename(advice.loc[0])}:{advice.loc[1]}: " if advice.loc else ""
+        print(f"  {where}{advice.message()}")
     return 0 if ok else 1
 
 

@@ -74,6 +74,13 @@ def test_check_passes_a_correct_program(capsys):
     out = capsys.readouterr().out
     assert out.startswith("PASS gemm_os")
     assert "the schedule builds it: expected_cycles 40, interval_cycles 14 per problem" in out
+    assert "stalls its producer" not in out
+
+
+def test_check_advises_the_depth_of_a_stalling_fifo_at_its_line(capsys):
+    assert main(["check", os.path.join(PROGRAMS, "shallow_fifo.py")]) == 0
+    assert ("  shallow_fifo.py:11: stream 'h' at depth 4 stalls its producer: interval_cycles "
+            "402; at depth 7") in capsys.readouterr().out
 
 
 def test_check_refuses_at_the_line_what_build_refuses_folded(capsys):

@@ -32,7 +32,7 @@ def build(B: int = 8, U: int = 4):
 
     @hwgen.region
     def digits(X: int8[B, N0], logits: int32[B, N2], label: int8[B]):
-        h = Stream[int8, 2]
+        h = Stream[int8, 18]                         # the depth `hwgen check` advises
 
         @hwgen.task
         def layer1():

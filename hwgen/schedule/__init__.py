@@ -11,7 +11,8 @@ use:
 - ``host_timing``: lanes, buffer slots, steady-state interval and latency at the host ports;
 - ``ports``: a group's memory and FIFO ports (which reads share a port);
 - ``lines``: the delay lines carrying control from a group's controller to its members;
-- ``plan``: ``plan(graph, lanes)``, everything the hardware is built from.
+- ``plan``: ``plan(graph, lanes)``, everything the hardware is built from;
+- ``depths``: FIFO depths at which no producer stalls, replanned from a plan.
 """
 from .groups import Group, Schedule
 from .levels import MULT_STAGES, READ_LATENCY, Levels
