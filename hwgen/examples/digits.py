@@ -5,11 +5,10 @@ problem.
 The trained weights (``digits_model.npz``, written by ``scripts/train_digits.py``) are
 compile-time tables: they are part of the hardware, so the host sends only the images. Each
 layer is a task; the hidden values flow on a stream. Layer 1 does U multiply-accumulates per
-clock (``meta_for(U)`` unrolls them), layer 2 one.
-Layer 2 collects them on its first output neuron's pass (``if o == 0:``) rather than in a loop
-of its own before the output loop, so that no loop waits for a longer sibling
-(`docs/language.md`, Loops). Start from here for a network of your own: replace the tables and
-the sizes, keep the structure.
+clock (``meta_for(U)`` unrolls them), layer 2 one. Layer 2 collects the hidden values in a loop
+of its own before its output loops; lowering runs that loop on the first output's pass, so
+neither waits for the other (`docs/language.md`, Loops). Start from here for a network of your
+own: replace the tables and the sizes, keep the structure.
 """
 import os
 
@@ -54,11 +53,11 @@ def build(B: int = 8, U: int = 4):
             for b in range(B):
                 best: int32 = -(1 << 31)
                 arg: int8 = 0
+                for i in range(H):
+                    x[i] = h.get()
                 for o in range(N2):
                     acc: int32 = b2[o]
                     for i in range(H):
-                        if o == 0:
-                            x[i] = h.get()
                         acc += w2[o, i] * x[i]
                     logits[b, o] = acc
                     if acc > best:                   # the first of equal logits, as argmax

@@ -8,7 +8,7 @@ import warnings
 
 from ..errors import HwgenError, HwgenWarning
 from ..ir.element_sums import hold_element_sums
-from ..ir.graph import ArrayWrite, Assign, Instance, LoopIndex, Pred, Put, Segment, transform
+from ..ir.graph import ArrayWrite, Assign, Instance, Pred, Put, Segment
 from ..ir.layout import WIDE_REGISTER_LIMIT
 from ..ir.static_locals import fold_static_indices
 from .assign import AssignLowerer
@@ -16,26 +16,11 @@ from .blocks import BlockLowerer
 from .branches import BranchLowerer
 from .exprs import CONSTRUCT_NAMES, is_call_to
 from .loops import Loop, LoopLowerer
-from .phases import alone, padding, phase_nest, share_arrays, stream_runs
+from .phases import (alone, collect_on_first_pass, padding, phase_nest, renumbered,
+                     share_arrays, stream_runs)
 from .streams import StreamLowerer
 
 _CHAIN = ("meta_if", "meta_elif", "meta_else")
-
-
-def _renumbered(item, dmap):
-    """``item`` (a statement or a ``Loop``, not yet placed) with each loop index (and ``mod``
-    predicate) at the depth ``dmap`` gives its loop; a loop is renumbered when its own nest is
-    built."""
-    if isinstance(item, Loop) or dmap == tuple(range(len(dmap))):
-        return item
-    item.pred = tuple(Pred(p.kind, dmap[p.depth], p.value) for p in item.pred)
-
-    def move(e):
-        return LoopIndex(dmap[e.depth]) if isinstance(e, LoopIndex) else e
-    item.value = transform(item.value, move)
-    if hasattr(item, "index"):
-        item.index = tuple(transform(i, move) for i in item.index)
-    return item
 
 
 def _meta_kind(stmt):
@@ -162,7 +147,8 @@ class TaskLowerer(AssignLowerer, BlockLowerer, BranchLowerer, LoopLowerer, Strea
         """``loop``, at ``depth`` of its segment's nest -> (trips, body). ``dmap``: the depth in
         the nest of each loop from the segment's outermost down to ``loop`` (phase loops are
         loops the source does not have)."""
-        items = [_renumbered(it, dmap) for it in loop.items]
+        items = collect_on_first_pass([renumbered(it, dmap) for it in loop.items], len(dmap),
+                                      self.arrays)
         inner = [i for i, it in enumerate(items) if isinstance(it, Loop)]
         if len(inner) > 1 or len(inner) == 1 and any(
                 alone(run, [items[inner[0]]])

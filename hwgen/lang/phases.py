@@ -1,12 +1,115 @@
 """Loops in sequence inside a loop body as *phases* of one loop nest (``body.TaskLowerer``):
 which straight-line statements take clocks of their own, the nest around the phases, and the
-clocks its padding costs."""
+clocks its padding costs; and the collection loop that runs on the first pass of the loop after
+it instead (``collect_on_first_pass``), so that neither pads the other."""
+import dataclasses
 import math
 
-from ..ir.graph import ArrayRead, ArrayWrite, Pred, coexist, stmt_exprs, stream_ops
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, LoopIndex, Pred, Read, VarRef, Write,
+                        coexist, stmt_exprs, stream_ops, transform)
 from .loops import Loop
 
 _LONG = 1 << 12        # a loop's trip count where it is not known yet (``_may_coexist``)
+_REGISTERS = 256       # the most elements of a local array written and read on one iteration
+
+
+def renumbered(item, dmap):
+    """``item`` (a statement or a ``Loop``, not yet placed) with each loop index (and ``mod``
+    predicate) at the depth ``dmap`` gives its loop; a loop is renumbered when its own nest is
+    built."""
+    if isinstance(item, Loop) or dmap == tuple(range(len(dmap))):
+        return item
+    item.pred = tuple(Pred(p.kind, dmap[p.depth], p.value) for p in item.pred)
+
+    def move(e):
+        return LoopIndex(dmap[e.depth]) if isinstance(e, LoopIndex) else e
+    item.value = transform(item.value, move)
+    if hasattr(item, "index"):
+        item.index = tuple(transform(i, move) for i in item.index)
+    return item
+
+
+def collect_on_first_pass(items, depth, arrays):
+    """``items`` of a loop body (children at source ``depth``) where a loop that only fills
+    local arrays (``for i in range(N): x[i] = h.get()``) is followed by a loop whose inner loop
+    has its trip count and reads those elements at the same index (``for o in range(M): ...
+    for j in range(N): acc += W[o, j] * x[j]``): the first loop's statements move into the
+    inner loop under ``o == 0``, as a user would write it by hand. Each element is written
+    before it is first read, as before, and every stream operation keeps its order, so the
+    program computes the same; the pair then takes ``M * N`` iterations instead of two phases,
+    each as long as the longest. ``arrays``: name -> the local array's type."""
+    out, k = [], 0
+    while k < len(items):
+        fused = (_collected(items[k], items[k + 1], depth, arrays)
+                 if k + 1 < len(items) else None)
+        if fused is None:
+            out.append(items[k])
+            k += 1
+        else:
+            out.append(fused)
+            k += 2
+    return out
+
+
+def _collected(first, second, depth, arrays):
+    """``second`` with ``first``'s statements on its first pass, or None where that could
+    change what the program computes (``collect_on_first_pass``)."""
+    if not (isinstance(first, Loop) and isinstance(second, Loop)):
+        return None
+    inner = [it for it in second.items if isinstance(it, Loop)]
+    if len(inner) != 1 or inner[0].trip != first.trip or any(
+            isinstance(it, Loop) for it in first.items + inner[0].items):
+        return None
+    fill, inner = first.items, inner[0]
+    k = second.items.index(inner)
+    before, after = second.items[:k], second.items[k + 1:]
+    # Each iteration fills elements of its own (``x[i]``, ``x[c, i]``): the first read of an
+    # element then finds its final value.
+    if not fill or not all(isinstance(s, ArrayWrite) and LoopIndex(depth) in s.index
+                           for s in fill):
+        return None
+    moved = [_deeper(s, depth) for s in fill]
+    filled = {s.array: s.index for s in moved}
+    if len(filled) != len(moved) or any(
+            math.prod(arrays[a].shape) > _REGISTERS for a in filled if a in arrays):
+        return None
+    # What the fill reads, nothing after it writes; what it fills, read only element by element
+    # as filled (and not before the inner loop, which would run ahead of it).
+    later = before + inner.items + after
+    written = {s.array for s in later if isinstance(s, ArrayWrite)}
+    assigned = {s.var for s in later if isinstance(s, Assign)}
+    stored = {s.tensor for s in later if isinstance(s, Write)}
+    for s in fill:
+        for e in stmt_exprs(s):
+            if isinstance(e, ArrayRead) and e.array in written | set(filled) or \
+                    isinstance(e, VarRef) and e.name in assigned or \
+                    isinstance(e, Read) and e.tensor in stored:
+                return None
+    if written & set(filled) or any(_reads(s, filled) for s in before):
+        return None
+    if any(isinstance(e, ArrayRead) and e.array in filled and e.index != filled[e.array]
+           for s in inner.items for e in stmt_exprs(s)):
+        return None
+    if any(stream_ops(s) for s in before + inner.items):
+        return None     # the fill's gets and puts would interleave with the pass's
+    on_first = Pred("at", depth, 0)
+    body = [dataclasses.replace(s, pred=(on_first,) + s.pred) for s in moved] + inner.items
+    return Loop(second.trip, before + [Loop(inner.trip, body, inner.node)] + after, second.node)
+
+
+def _deeper(stmt, depth):
+    """``stmt`` with its loop index at source ``depth`` one loop deeper."""
+    def move(e):
+        return LoopIndex(depth + 1) if e == LoopIndex(depth) else e
+    return dataclasses.replace(
+        stmt, value=transform(stmt.value, move),
+        index=tuple(transform(i, move) for i in stmt.index),
+        pred=tuple(Pred(p.kind, depth + 1, p.value) if p.depth == depth else p
+                   for p in stmt.pred))
+
+
+def _reads(stmt, arrays):
+    return any(isinstance(e, ArrayRead) and e.array in arrays for e in stmt_exprs(stmt))
 
 
 def share_arrays(run, body):
@@ -81,20 +184,34 @@ def _own_last(pred, trips, shape, top):
     return tuple(out)
 
 
+def aligned(trips):
+    """Phases' ``trips`` as one nest: each phase's trips padded with single iterations to the
+    nest's depth, where each phase's loops start (their outermost's depth in the nest), and
+    the nest's shape. The loops line up at the outermost loop or at the innermost, whichever
+    pads less (a collection of ``H`` beside ``N x H`` output loops: at the innermost)."""
+    width = max(len(t) for t in trips)
+    best = None
+    for inner in (False, True):
+        starts = [width - len(t) if inner else 0 for t in trips]
+        padded = [[1] * s + list(t) + [1] * (width - s - len(t)) for s, t in zip(starts, trips)]
+        shape = [max(p[i] for p in padded) for i in range(width)]
+        if best is None or math.prod(shape) < math.prod(best[2]):
+            best = padded, starts, shape
+    return best
+
+
 def phase_nest(loop, phases, depth):
     """``loop`` around ``phases`` (``(trips, statements)`` each, run one after another):
     ``(trips, body)`` of the nest, a phase loop at ``depth + 1``."""
-    width = max(len(trips) for trips, _ in phases)
-    shape = [max(trips[i] if i < len(trips) else 1 for trips, _ in phases)
-             for i in range(width)]
-    body = []
-    for p, (trips, stmts) in enumerate(phases):
-        trips = list(trips) + [1] * (width - len(trips))
+    padded, starts, shape = aligned([trips for trips, _ in phases])
+    body, top = [], depth + 2
+    for p, ((trips, stmts), full, start) in enumerate(zip(phases, padded, starts)):
         guard = (Pred("at", depth + 1, p),) + tuple(
-            Pred("below", depth + 2 + i, t) for i, (t, n) in enumerate(zip(trips, shape))
-            if t < n)
+            Pred("below", top + i, t) for i, (t, n) in enumerate(zip(full, shape)) if t < n)
+        dmap = tuple(range(top)) + tuple(range(top + start, top + start + len(trips)))
         for stmt in stmts:
-            stmt.pred = guard + _own_last(stmt.pred, trips, shape, depth + 2)
+            stmt = renumbered(stmt, dmap)
+            stmt.pred = guard + _own_last(stmt.pred, full, shape, top)
             body.append(stmt)
     return [loop.trip, len(phases)] + shape, body
 
@@ -103,8 +220,7 @@ def padding(loop, trips, lines):
     """What the padding of ``loop``'s phases (``trips`` each, from ``lines``) costs, as the
     text of a warning, or None below a quarter of the clocks they take on their own: every
     phase takes as many clocks as the longest of each loop depth (``phase_nest``)."""
-    width = max(len(t) for t in trips)
-    shape = [max(t[i] if i < len(t) else 1 for t in trips) for i in range(width)]
+    shape = aligned(trips)[2]
     padded, own = len(trips) * math.prod(shape), sum(math.prod(t) for t in trips)
     if 4 * (padded - own) < own:
         return None
