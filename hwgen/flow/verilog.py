@@ -43,7 +43,8 @@ def convert(top, name, step=None, label=None, kinds=None):
     """``amaranth.back.verilog.convert`` in its two stages, each announced by ``step(text)``:
     Amaranth elaborates ``top`` into a netlist (RTLIL), Yosys writes it as Verilog. Modules
     that have siblings of their kind (an array's PEs, a buffer's banks) become instances of
-    one module per kind (``rtl.kinds``), gathered in ``kinds`` when given."""
+    one module per kind (``rtl.kinds``), gathered in ``kinds`` when given: the ``Kinds`` that
+    ``top`` was built with (``rtl.top.Top``), where its groups keep their members' kinds."""
     step = step or (lambda text: None)
     step(f"elaborating {label or name} into a netlist (Amaranth)")
     fragment = Fragment.get(top, None)
@@ -65,7 +66,8 @@ def write(graph, out_dir, lanes=None, step=None, target="generic", kinds=None):
     Verilog and listed in ``design.json`` with it, so any simulator runs the same files Yosys
     synthesizes (Yosys skips the models). ``kinds`` (an ``rtl.kinds.Kinds``): see `convert`."""
     os.makedirs(out_dir, exist_ok=True)
-    top = Top(plan(graph, lanes=lanes), target)
+    kinds = Kinds(graph.name) if kinds is None else kinds
+    top = Top(plan(graph, lanes=lanes), target, kinds)
     text = convert(top, graph.name, step,
                    f"{graph.name} ({len(graph.instances)} task instances)", kinds)
     vname = f"{graph.name}.v"

@@ -37,36 +37,46 @@ _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.a
 
 
 class Member(FloatLowering):
-    """Compiles the statements of instance ``name`` into ``group``'s module.
+    """Compiles the statements of instance ``name`` into a module of its own, ``m``, whose
+    edge is ``outside`` (a ``boundary.Boundary``): everything the member takes from its group
+    or gives to it (control lines, the enable, links, FIFO and memory ports, its stall) is a
+    port there.
 
     Parameters
     ----------
-    build : rtl.group.Build
-        The group being elaborated: its component, module, enable, controller, delay lines and
-        links.
+    group : rtl.group.Group
+        The member's group: its plan, target and ports.
+    controller : rtl.controller.Controller
+        The group's controller, which defines the control lines.
+    outside : rtl.boundary.Boundary
+    m : Module
     name : str
         The instance.
     """
 
-    def __init__(self, build, name):
-        self.prefix = safe_name(name)
-        self.build, self.group, self.m = build, build.group, build.modules[self.prefix]
-        plan = build.group.plan
-        self.graph, self.bankings, self.ports = plan.graph, plan.bankings, build.group.ports
+    def __init__(self, group, controller, outside, m, name):
+        self.group, self.controller, self.outside, self.m = group, controller, outside, m
+        self.en = outside.en
+        plan = group.plan
+        self.graph, self.bankings, self.ports = plan.graph, plan.bankings, group.ports
+        self.drives = plan.kinds[group.scheduled.name].drives
+        self.links = group.scheduled.links
         self.inst = plan.graph.instances[name]
         self.levels = plan.schedule.levels[name]
-        self.skew = build.group.scheduled.skew[name]
+        # Only whether the member starts the wavefront (``schedule.kinds``): a register is
+        # preset a level early only behind the base.
+        self.behind = group.scheduled.skew[name] > 0
         # Locals are as wide as their values can be (an accumulator: its terms per problem).
         ranges = plan.ranges[0].get(name, {})
         self.regs = {v: Signal(stored_shape(t, ranges.get(v)), reset_less=True,
                                name=safe_name(v))
                      for v, t in sorted(self.inst.vars.items())}
         memory = memory_arrays(self.inst)
-        self.arrays = {a: LocalArray(self.m, a, t, build.en, a in memory,
+        self.arrays = {a: LocalArray(self.m, a, t, self.en, a in memory,
                                      self.inst.contents.get(a))
                        for a, t in sorted(self.inst.arrays.items())}
         self.memo = {}          # expression -> emitted value, within one statement
-        self.pipes = Pipes(self.m, build.en)     # datapath values delayed to their uses
+        self.pipes = Pipes(self.m, self.en)      # datapath values delayed to their uses
         # The statement being compiled, its ``ir.Site`` and its predicates.
         self.stmt, self.site, self.pred = None, None, ()
         self.segment = 0
@@ -100,21 +110,22 @@ class Member(FloatLowering):
                 ran = Cat(*(self.cond(s.pred, lvl) for s in seg.body
                             if isinstance(s, Assign) and s.var == var)).any() \
                     if var in self.levels.split else self.cond((), lvl)
-                with self.m.If(self.build.en & ran):
+                with self.m.If(self.en & ran):
                     self.m.d.sync += self.regs[var].eq(self.at(v, lvl))
         for var, value, before in self.presets:      # after every update: the preset wins
-            with self.m.If(self.build.en & before):
+            with self.m.If(self.en & before):
                 self.m.d.sync += self.regs[var].eq(value)
         for arr in self.arrays.values():
             arr.finish()
         for (op, channel), ops in self.fifo_ops.items():
             self._fifo_port(op, channel, ops)
+        self.outside.finish(self.m)
 
     def _fifo_port(self, op, channel, ops):
         """Drive the FIFO port of ``channel``: the statements on it never run on one
         iteration (``schedule.support``), and their puts are at one level."""
-        port = self.group.fifo_port(op, channel)
-        self.m.d.comb += port.en.eq(Cat(*(c for c, _ in ops)).any() & self.build.en)
+        port = self.outside.fifo(op, channel)
+        self.m.d.comb += port.en.eq(Cat(*(c for c, _ in ops)).any() & self.en)
         if op is StreamOp.PUT:
             data = Signal(shape_of(self.graph.channels[channel].dtype),
                           name=f"put_{safe_name(channel)}")
@@ -130,13 +141,12 @@ class Member(FloatLowering):
         if isinstance(v, int):
             return Const(v)
         if isinstance(v, Line):
-            return self.build.lines.tap(v, self.skew + level, self.prefix)
+            return self.outside.tap(v, level)
         return self.pipes.delay(v.value, v.level, level)
 
     def cond(self, pred, level):
         """'This iteration runs a statement under ``pred``', at ``level``."""
-        line = self.build.controller.cond(self.segment, pred)
-        return self.build.lines.tap(line, self.skew + level, self.prefix)
+        return self.outside.tap(self.controller.cond(self.segment, pred), level)
 
     def emit(self, e, env):
         """Expression ``e`` as an int (folded), a delay line or a ``Staged`` value."""
@@ -148,7 +158,7 @@ class Member(FloatLowering):
         if isinstance(e, IRConst):
             return e.value
         if isinstance(e, LoopIndex):
-            return self.build.controller.index(e.depth)
+            return self.controller.index(e.depth)
         if isinstance(e, VarRef):
             if e.name in env:
                 return env[e.name]
@@ -161,33 +171,29 @@ class Member(FloatLowering):
     # -- expressions ----------------------------------------------------------------------------
 
     def _get(self, e, env):
-        build, m = self.build, self.m
-        if e.channel in build.links:
-            return Staged(build.links[e.channel][-1], 0)
-        port = self.group.fifo_port(StreamOp.GET, e.channel)
+        m, shape = self.m, shape_of(self.graph.channels[e.channel].dtype)
+        if e.channel in self.links:
+            return Staged(self.outside.link_in(e.channel, shape), 0)
+        port = self.outside.fifo(StreamOp.GET, e.channel)
         c = self.cond(self.pred, 0)
         self.fifo_ops.setdefault((StreamOp.GET, e.channel), []).append((c, None))
         self._stall_on(e.channel, c & ~port.rdy)
-        data = Signal(shape_of(self.graph.channels[e.channel].dtype),
-                      name=f"get_{safe_name(e.channel)}")
+        data = Signal(shape, name=f"get_{safe_name(e.channel)}")
         m.d.comb += data.eq(port.data)
         return Staged(data, 0)
 
     def _read(self, e, env):
-        build = self.build
         access = (self.site, e)
         mport = self.ports.port_of[access]
-        port = getattr(self.group, mport.name)
+        port = self.outside.memory(mport)
         parts = [self.emit(i, env) for i in self.ports.address_index[access]]
         lvl = max([level_of(p) for p in parts] + [0])
-        if mport.name not in build.driven:       # a shared port is driven once
-            build.driven.add(mport.name)
+        if access in self.drives:       # a shared port is driven once
             # An ``ahead`` port's address and slot go out one level early: the buffer
             # registers them, beside its memories (``schedule.ports.ahead``).
             at = lvl - mport.ahead
             self.m.d.comb += [port.addr.eq(self._address(e, access, parts, at)),
-                              port.en.eq(build.en),
-                              port.slot.eq(build.lines.tap(SLOT, self.skew + at, self.prefix))]
+                              port.en.eq(self.en), port.slot.eq(self.outside.tap(SLOT, at))]
         return Staged(port.data, lvl + READ_LATENCY)
 
     def _binop(self, e, env):
@@ -197,7 +203,7 @@ class Member(FloatLowering):
         lvl = max(level_of(a), level_of(b))
         if is_runtime_product(e):
             self.products += 1
-            prod = multiply(self.m, self.at(a, lvl), self.at(b, lvl), self.build.en,
+            prod = multiply(self.m, self.at(a, lvl), self.at(b, lvl), self.en,
                             f"mul{self.products}", self.group.target)
             return Staged(prod, lvl + MULT_STAGES)
         cleared = [x for x in (a, b) if isinstance(x, Cleared) and x.level == lvl]
@@ -275,12 +281,11 @@ class Member(FloatLowering):
             self._float_sum(s, env)
             return
         reg = Staged(self.regs[s.var], self.levels.var[s.var])
-        before = self.skew + reg.level - 1          # the iteration, one stage before it reads
+        before = reg.level - 1          # the iteration, one stage before it reads
         if s.pred and isinstance(s.value, IRConst) and self.site.statement in self.unread \
-                and before >= 0 \
+                and (self.behind or before >= 0) \
                 and s.var not in self.levels.split and s.var not in self.held:
-            line = self.build.controller.cond(self.segment, s.pred)
-            tap = self.build.lines.tap(line, before, self.prefix)
+            tap = self.cond(s.pred, before)
             self.presets.append((s.var, s.value.value, tap))
             env[s.var] = reg
             return
@@ -301,14 +306,15 @@ class Member(FloatLowering):
         env[s.var] = Cleared(w, lvl, self.at(cur, lvl), clear) if zero else Staged(w, lvl)
 
     def _put(self, s, env):
-        build, m = self.build, self.m
+        m = self.m
         v = self.emit(s.value, env)
         lvl = self.levels.puts[s.channel]
-        if s.channel in build.links:
-            with m.If(build.en):
-                m.d.sync += build.links[s.channel][0].eq(self.at(v, lvl))
+        if s.channel in self.links:
+            link = self.outside.link_out(s.channel, shape_of(self.graph.channels[s.channel].dtype))
+            with m.If(self.en):
+                m.d.sync += link.eq(self.at(v, lvl))
             return
-        port = self.group.fifo_port(StreamOp.PUT, s.channel)
+        port = self.outside.fifo(StreamOp.PUT, s.channel)
         c = self.cond(s.pred, lvl)
         self.fifo_ops.setdefault((StreamOp.PUT, s.channel), []).append((c, self.at(v, lvl)))
         self._stall_on(s.channel, c & ~port.rdy)
@@ -317,10 +323,9 @@ class Member(FloatLowering):
         """The group stalls while ``blocked``, except on a FIFO back into itself, which never
         waits (``schedule.static.schedule``)."""
         if channel not in self.group.plan.schedule.looped:
-            self.build.stall_terms.append(blocked)
+            self.outside.stall_on(blocked)
 
     def _write(self, s, env):
-        build = self.build
         site = self.site
         parts = [self.emit(i, env) for i in self.ports.address_index[site]]
         v = self.emit(s.value, env)
@@ -328,11 +333,11 @@ class Member(FloatLowering):
             var = self.levels.held[site]
             v = Staged(self.regs[var], self.levels.var_w[var] + 1)
         lvl = self.levels.writes[site]      # every write of the tensor at one level
-        port = getattr(self.group, self.ports.port_of[site].name)
+        port = self.outside.memory(self.ports.port_of[site])
         c = self.cond(s.pred, lvl)
         self.m.d.comb += [port.addr.eq(self._address(s, site, parts, lvl)),
-                          port.data.eq(self.at(v, lvl)), port.en.eq(c & build.en),
-                          port.slot.eq(build.lines.tap(SLOT, self.skew + lvl, self.prefix))]
+                          port.data.eq(self.at(v, lvl)), port.en.eq(c & self.en),
+                          port.slot.eq(self.outside.tap(SLOT, lvl))]
 
     def _address(self, access, key, parts, level):
         """The address of a tensor access (``key`` in the group's ports) inside its bank, at

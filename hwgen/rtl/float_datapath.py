@@ -19,7 +19,7 @@ from .staged import Staged, level_of
 
 class FloatLowering:
     """Float expressions and float sums, for ``Member``: it provides ``emit``, ``at``,
-    ``cond``, ``m``, ``build``, ``inst``, ``levels``, ``prefix``, ``products``, ``sums``,
+    ``cond``, ``m``, ``en``, ``inst``, ``levels``, ``products``, ``sums``,
     ``starts`` and ``segment``."""
 
     def _float_op(self, e, env):
@@ -44,7 +44,7 @@ class FloatLowering:
                  "-": lambda fmt: FloatAdder(fmt, subtract=True)}
         unit = units[e.op](e.fmt)
         self.m.submodules[f"float{self.products}"] = unit
-        self.m.d.comb += [unit.a.eq(x), unit.en.eq(self.build.en)]
+        self.m.d.comb += [unit.a.eq(x), unit.en.eq(self.en)]
         if y is not None:
             self.m.d.comb += unit.b.eq(y)
         return Staged(unit.result, lvl + unit.LATENCY)
@@ -75,7 +75,7 @@ class FloatLowering:
         self.products += 1
         unit = FloatConvert(src, e.dst)
         self.m.submodules[f"convert{self.products}"] = unit
-        self.m.d.comb += [unit.value.eq(x), unit.en.eq(self.build.en)]
+        self.m.d.comb += [unit.value.eq(x), unit.en.eq(self.en)]
         return Staged(unit.result, lvl + unit.LATENCY)
 
     def _float_sum(self, s, env):
@@ -101,12 +101,12 @@ class FloatLowering:
                           unit.start.eq(self.at(self.starts[s.var], lvl)),
                           unit.first_next.eq(self.cond(begin.pred, lvl - 1)),
                           unit.fresh_next.eq(Cat(*fresh).any()),
-                          unit.last_next.eq(self.cond(ends, lvl - 1)), unit.en.eq(self.build.en)]
+                          unit.last_next.eq(self.cond(ends, lvl - 1)), unit.en.eq(self.en)]
         total, lvl = unit.total, lvl + unit.LATENCY
         if any(s.var in _reads(x) and not coexist(x.pred, s.pred, seg.trips) for x in seg.body):
             done = self.cond(ends, lvl)
             kept = Signal(update.fmt.bits, name=f"{name}_total")
-            with self.m.If(self.build.en & done):
+            with self.m.If(self.en & done):
                 self.m.d.sync += kept.eq(total)
             total = Mux(done, total, kept)
         env[s.var] = Staged(total, lvl)

@@ -3,14 +3,12 @@
 The controller (``controller``) walks the group's iteration space one iteration per enabled
 cycle; a member ``skew`` cycles behind the base, at pipeline level ``l``, sees its control
 values through the shared delay lines (``delay``) tapped at ``skew + l`` — the control wavefront
-of a systolic array. Each member's statements become a datapath (``datapath``); lockstep
-streams become link registers.
+of a systolic array. Each member's statements become a module of its own (``members``, built
+once per kind for Verilog); lockstep streams become link registers.
 
 Every register moves only when the group is enabled (``en``: no FIFO op active this cycle is
 blocked). Datapath registers are reset-less; control registers reset.
 """
-from dataclasses import dataclass, field
-
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -20,8 +18,8 @@ from ..schedule.host_timing import slot_bits
 from ..schedule.ports import FifoPort, safe_name
 from . import signatures
 from .controller import Controller
-from .datapath import Member
 from .delay import DelayLines
+from .members import Members
 from .target import check_target
 from .signatures import shape_of
 
@@ -37,6 +35,8 @@ class Group(wiring.Component):
     target : str
         What multiplies lower to (``rtl.target.TARGETS``): ``"ecp5"`` DSP blocks with their
         own registers, ``"generic"`` the same registers in logic (Amaranth's simulator).
+    kinds : rtl.kinds.Kinds or None
+        For Verilog: members of one kind instantiate one module kept there (``members``).
 
     Attributes
     ----------
@@ -56,7 +56,10 @@ class Group(wiring.Component):
     plan, scheduled, target, ports : read-only
         The parameters, and ``plan.ports`` of this group (``schedule.ports.GroupPorts``).
     parents : dict
-        Member -> the member whose copy of the control lines it takes (``delay``), by prefix.
+        Member -> the member whose copy of the control lines it takes (``delay``).
+    layouts : dict
+        After elaboration: member -> what its module is built from; members of one layout
+        build the same module (``members``).
     spacing : int
         Enabled cycles between problem starts: the group's own spacing, or the plan's
         ``group_spacing`` when larger.
@@ -66,10 +69,11 @@ class Group(wiring.Component):
         FIFO ports.
     """
 
-    def __init__(self, plan, scheduled, target="generic"):
+    def __init__(self, plan, scheduled, target="generic", kinds=None):
         if scheduled not in plan.schedule.groups:
             raise ValueError(f"group {scheduled.name!r} is not one of the plan's groups")
         self._plan, self._scheduled, self._target = plan, scheduled, check_target(target)
+        self._kinds = kinds
         self._ports = plan.ports[scheduled.name]
         self._spacing = max(scheduled.spacing, plan.group_spacing or 0)
         members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
@@ -106,31 +110,28 @@ class Group(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         en = Signal()
-        modules = {safe_name(name): Module() for name in self.scheduled.members}
-        lines = DelayLines(m, en, self.parents, self.target, modules)
-        build = Build(self, m, en, lines, Controller(m, self, lines, en), self._links(m, en),
-                      modules)
-        for name in self.scheduled.members:
-            Member(build, name).compile()
+        lines = DelayLines(m, en)
+        controller = Controller(m, self, lines, en)
+        members = Members(self, m, en, lines, controller, self._links(m, en), self._kinds)
+        stalls = members.build()
+        self.layouts = members.layouts
         stall = Signal()
-        if build.stall_terms:
-            m.d.comb += stall.eq(Cat(*build.stall_terms).any())
+        if stalls:
+            m.d.comb += stall.eq(Cat(*stalls).any())
         m.d.comb += en.eq(~stall)
         lines.emit()
-        for name, member in modules.items():
-            m.submodules[name] = member
         return m
 
     @property
     def parents(self):
         """Member -> the member it receives its first link register from, earlier in the
-        wavefront (``delay.DelayLines``: control travels beside the data), by prefix."""
+        wavefront (``rtl.delay``: control travels beside the data)."""
         g, channels = self.scheduled, self.plan.graph.channels
         parents = {}
         for ch in sorted(g.links):
             src, dst = channels[ch].producer, channels[ch].consumer
             if src in g.skew and dst in g.skew and g.skew[src] < g.skew[dst]:
-                parents.setdefault(safe_name(dst), safe_name(src))
+                parents.setdefault(dst, src)
         return parents
 
     def _links(self, m, en):
@@ -144,18 +145,4 @@ class Group(wiring.Component):
                 for a, b in zip(regs[1:], regs[:-1]):
                     m.d.sync += a.eq(b)
         return links
-
-
-@dataclass
-class Build:
-    """What the members of one group share while it is elaborated."""
-    group: Group                # parameters and port interfaces
-    m: Module
-    en: Signal                  # the group's enable: no active FIFO op is blocked
-    lines: DelayLines
-    controller: Controller
-    links: dict                 # channel -> link registers
-    modules: dict               # member -> its own module: its datapath and its copies
-    stall_terms: list = field(default_factory=list)     # a blocked FIFO op stalls the group
-    driven: set = field(default_factory=set)            # shared read ports already driven
 

@@ -197,6 +197,20 @@ class Kinds:
         """Every kind's module, in RTLIL (none marked as the design's top)."""
         return "".join(k.rtlil for k in self.kinds.values())
 
+    def module(self, path, stem, elaboratable, edge):
+        """A module that modules of one kind instantiate, built once from ``elaboratable``
+        (``rtl.members``: a kind of a group's members) and named ``<name>.<path>.<stem>_kind<k>``;
+        its ports are ``edge`` (signal, "i" or "o"). Returns its `Kind`."""
+        name = ".".join((self.name,) + tuple(path) + (f"{stem}_kind{len(self.kinds)}",))
+        self.kinds[name] = _kind(name, Fragment.get(elaboratable, None), edge)
+        return self.kinds[name]
+
+    def count(self, stem, modules, alone, kinds):
+        """Count ``modules`` sibling modules of ``stem``: ``alone`` of them built on their own,
+        the others instances of ``kinds`` (`Kind` names), for the `summary`."""
+        total, own, names = self.stems.get(stem, (0, 0, set()))
+        self.stems[stem] = (total + modules, own + alone, names | set(kinds))
+
     def share(self, fragment, ports):
         """Replace, in the elaborated design ``fragment``, every module that has siblings of
         its kind by an instance of the kind; ``ports``: the design's port signals."""
@@ -220,13 +234,11 @@ class Kinds:
         stems = {}
         for k, (sub, name, _) in enumerate(parent.subfragments):
             if name is not None and (k in shared or type(sub) is Fragment):
-                stems.setdefault(_stem(name), []).append(k)
-        for stem, ks in stems.items():
+                stems.setdefault(stem(name), []).append(k)
+        for sibling, ks in stems.items():
             if len(ks) > 1 and shared & set(ks):
-                modules, alone, kinds = self.stems.get(stem, (0, 0, set()))
-                used = {parent.subfragments[k][0].type for k in ks if k in shared}
-                self.stems[stem] = (modules + len(ks), alone + len(set(ks) - shared),
-                                    kinds | used)
+                self.count(sibling, len(ks), len(set(ks) - shared),
+                           {parent.subfragments[k][0].type for k in ks if k in shared})
         for k, ((sub, name, _), sub_node) in enumerate(zip(parent.subfragments, node.subs)):
             if k not in shared and type(sub) is Fragment:
                 self._share(p, sub, sub_node, path + (name or f"U${k}",), uses)
@@ -247,7 +259,7 @@ class Kinds:
             if key not in self.kinds:
                 k, st, edge = subs[0]
                 name = ".".join((self.name,) + path + (
-                    f"{_stem(parent.subfragments[k][1])}_kind{len(self.kinds)}",))
+                    f"{stem(parent.subfragments[k][1])}_kind{len(self.kinds)}",))
                 self.kinds[key] = _kind(name, parent.subfragments[k][0],
                                         [(s, "i" if j in st.inputs else "o")
                                          for j, s in enumerate(st.signals) if j in edge])
@@ -264,7 +276,7 @@ class Kinds:
         return replaced
 
 
-def _stem(name):
+def stem(name):
     """``pe`` of ``pe_3_4``, ``bank`` of ``bank7``, ``copy`` of ``w_fan1_copy3``."""
     return re.sub(r"(_?\d+)+$", "", name).rsplit("_", 1)[-1] or "module"
 

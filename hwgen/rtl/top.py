@@ -32,6 +32,8 @@ class Top(wiring.Component):
     target : str
         What the design lowers to (``rtl.target.TARGETS``): ``"generic"`` (the default, and
         what Amaranth's simulator runs), ``"ecp5"`` (MULT18X18D and DP16KD blocks), ``"ice40"``.
+    kinds : rtl.kinds.Kinds or None
+        For Verilog: where the groups keep the modules their members of one kind share.
 
     Attributes
     ----------
@@ -46,10 +48,10 @@ class Top(wiring.Component):
         and that flag; they are equal in every cycle (proofs).
     """
 
-    def __init__(self, plan, target="generic"):
+    def __init__(self, plan, target="generic", kinds=None):
         if not isinstance(plan, Plan):
             raise TypeError(f"Top takes a hwgen.schedule.plan(graph), not {plan!r}")
-        self._plan, self._target = plan, check_target(target)
+        self._plan, self._target, self._kinds = plan, check_target(target), kinds
         self.fifos, self.skids, self.handshake = {}, {}, []
         members = {}
         for t in plan.graph.tensors.values():
@@ -72,7 +74,7 @@ class Top(wiring.Component):
         plan = self.plan
         groups = []
         for g in self.schedule.groups:
-            grp = Group(plan, g, self.target)
+            grp = Group(plan, g, self.target, self._kinds)
             m.submodules[g.name] = grp
             groups.append(grp)
         ins, outs = self._buffers(m, groups)

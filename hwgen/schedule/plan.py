@@ -8,6 +8,7 @@ from ..ir.layout import banking, tensor_accesses
 from ..ir.ranges import hardware_ranges
 from . import host_timing
 from .in_out import split_in_out
+from .kinds import member_kinds
 from .recurrences import spaced
 from .ports import FifoPort, plan_ports
 from .shared_rows import shared_rows
@@ -56,6 +57,11 @@ class Plan:
         """``ir.ranges.hardware_ranges`` of the graph: ``(locals per instance, output tensors)``;
         ``rtl.datapath`` sizes each local's register by its range."""
         return hardware_ranges(self.graph)
+
+    @cached_property
+    def kinds(self):
+        """Group name -> its ``kinds.MemberKinds``: which members compile to one module."""
+        return {g.name: member_kinds(self, g) for g in self.schedule.groups}
 
     @property
     def host_pins(self):

@@ -3,8 +3,8 @@ from amaranth.hdl import ClockDomain, Module, Signal
 from amaranth.sim import Simulator
 
 from hwgen.ir.graph import Pred
-from hwgen.rtl.delay import DelayLines, Pipes
-from hwgen.schedule.lines import FINISH, SLOT, Line
+from hwgen.rtl.delay import DelayLines, Pipes, copy_line
+from hwgen.schedule.lines import FINISH, SLOT, Line, copy_spans, takes_shared
 
 ENABLES = [1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1]
 
@@ -99,18 +99,20 @@ def test_members_copies_delay_as_the_shared_line_and_come_from_their_parents():
     c from b's copy."""
     m = Module()
     en, idx = Signal(), Signal(8)
-    lines = DelayLines(m, en, {"b": "a", "c": "b"})
+    lines = DelayLines(m, en)
     line = Line.index(0)
     lines.define(line, idx)
-    wanted = {"a": [1, 3], "b": [4], "c": [3, 6], "d": [2]}
-    taps = {(mb, k): lines.tap(line, k, mb) for mb, ks in wanted.items() for k in ks}
-    assert lines.tap(line, 0, "a") is idx
-    lines.emit()
+    parents = {"b": "a", "c": "b"}
+    spans = copy_spans({"b": {4}, "c": {3, 6}}, parents)
     # c starts at 3, so b's copy runs from 2 (taken from the shared line: a keeps no copy).
-    assert sorted(lines.copies[(line, "b")]) == [2, 3, 4]
-    assert sorted(lines.copies[(line, "c")]) == [3, 4, 5, 6]
-    assert (line, "a") not in lines.copies and (line, "d") not in lines.copies
-    assert taps[("a", 3)] is lines.tap(line, 3) and taps[("d", 2)] is lines.tap(line, 2)
+    assert spans == {"b": (2, 4), "c": (3, 6)}
+    assert takes_shared("b", spans["b"], parents) and not takes_shared("c", spans["c"], parents)
+    b = copy_line(m, line, "b", idx.shape(), spans["b"], lines.tap(line, 2), True, en)
+    c = copy_line(m, line, "c", idx.shape(), spans["c"], b[2], False, en)
+    assert lines.tap(line, 0) is idx and b[2] is not lines.tap(line, 2)
+    taps = {("a", 1): lines.tap(line, 1), ("a", 3): lines.tap(line, 3), ("b", 4): b[4],
+            ("c", 3): c[3], ("c", 6): c[6], ("d", 2): lines.tap(line, 2)}
+    lines.emit()
     hist = []
 
     async def tb(ctx):

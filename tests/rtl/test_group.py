@@ -113,9 +113,9 @@ def test_control_travels_from_neighbour_to_neighbour():
     corner taps the shared line)."""
     _, _, group = _group(example("gemm_os"), {"M": 4, "N": 4, "K": 8})
     parents = group.parents
-    assert set(parents) == {f"pe_{i}_{j}" for i in range(4) for j in range(4)} - {"pe_0_0"}
+    assert set(parents) == {f"pe[{i},{j}]" for i in range(4) for j in range(4)} - {"pe[0,0]"}
     for child, parent in parents.items():
-        (i, j), (pi, pj) = (tuple(map(int, n.split("_")[1:])) for n in (child, parent))
+        (i, j), (pi, pj) = (tuple(map(int, n[3:-1].split(","))) for n in (child, parent))
         assert (pi, pj) in ((i, j - 1), (i - 1, j)), (child, parent)
     text = rtlil.convert(group)
     modules = {m.split("\n", 1)[0].rsplit(".", 1)[-1]: m for m in text.split("\nmodule ")[1:]}
