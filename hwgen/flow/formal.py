@@ -113,8 +113,8 @@ def harness(proof, fault=False, graph=None):
 def _sby_file(name, mode, depth):
     return "\n".join([
         "[options]", f"mode {mode}", f"depth {depth}", "",
-        "[engines]", "smtbmc yices", "",
-        "[script]", f"read_rtlil {name}.il", f"prep -top {name}", "memory_map", "opt -fast", "",
+        "[engines]", "smtbmc --stbv yices", "",
+        "[script]", f"read_rtlil {name}.il", f"prep -flatten -top {name}", "memory_map", "opt -fast", "",
         "[files]", f"{name}.il", ""])
 
 

@@ -18,7 +18,7 @@ from amaranth.hdl import Assert, Assume, Cat, Fragment, Module, Mux, Signal, Val
 from amaranth.utils import ceil_log2
 
 from ..rtl.input_buffer import InputBuffer
-from ..rtl.signatures import shape_of
+from ..rtl.signatures import address, shape_of
 from ..schedule import READ_LATENCY, plan
 from ..schedule.host_timing import LOAD_LATENCY, beats, lane_split, slot_bits
 from .properties import after_reset, previous, stable_until_taken
@@ -77,9 +77,10 @@ def element(m, banking, lanes, name):
 
 
 def state(fragment):
-    """The registers and wires an elaborated part assigns, by name: its internal state, for the
-    invariants that tie it to a harness's counters (they make each step of a bounded check
-    local instead of a search through the whole run)."""
+    """The registers and wires an elaborated part and its modules assign, by name (the first
+    of a name): its internal state, for the invariants that tie it to a harness's counters
+    (they make each step of a bounded check local instead of a search through the whole
+    run)."""
     found = {}
 
     def targets(value):
@@ -96,8 +97,12 @@ def state(fragment):
             for _, body, _ in getattr(st, "cases", ()):
                 walk(body)
 
-    for statements in fragment.statements.values():
-        walk(statements)
+    def visit(fragment):
+        for statements in fragment.statements.values():
+            walk(statements)
+        for sub, _, _ in getattr(fragment, "subfragments", ()):
+            visit(sub)
+    visit(fragment)
     return found
 
 
@@ -238,7 +243,7 @@ def _input_track(m, live, buf, c, host):
     t.ports = []
     for k, bank in enumerate(buf.readers):
         port = buf.read_port(k)
-        hit = t.landed & (port.addr == t.addr) & (port.slot == t.slot) & (t.bank == bank)
+        hit = t.landed & (address(port) == t.addr) & (port.slot == t.slot) & (t.bank == bank)
         # A hit's data arrives READ_LATENCY enabled cycles later (the port moves only then),
         # one more for a port whose address comes ahead.
         stages = [Signal(name=f"{n}_rd{k}_stage{d}")
@@ -247,7 +252,7 @@ def _input_track(m, live, buf, c, host):
             m.d.sync += [s.eq(v) for s, v in zip(stages, [hit] + stages)]
         with m.If(live & stages[-1] & t.tracked):
             m.d.comb += Assert(Value.cast(port.data).as_unsigned() == t.value)
-        t.ports += free_inputs(port.addr, port.slot, port.en)
+        t.ports += free_inputs(address(port), port.slot, port.en)
     return t
 
 

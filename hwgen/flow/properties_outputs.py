@@ -15,7 +15,7 @@ from amaranth.utils import ceil_log2
 from ..rtl.output_banks import OutputBanks
 from ..rtl.output_chain import OutputChain
 from ..rtl.replica import later
-from ..rtl.signatures import shape_of
+from ..rtl.signatures import address, shape_of
 from ..schedule import plan
 from ..schedule.host_timing import (DRAIN_LATENCY, beats, chained, drain_latency, row_length,
                                     slot_bits)
@@ -117,7 +117,7 @@ def _output_buffer(m, live, buf, inside, timed, fault):
     ports += [start, decided]
     for k, bank in enumerate(buf.writers):
         port = buf.write_port(k)
-        ports += free_inputs(port.en, port.addr, port.slot, port.data)
+        ports += free_inputs(port.en, address(port), port.slot, port.data)
         if chain:
             # A problem's writes follow the commit of the one before (`chain_timing`).
             mine = (running != 0) & (port.slot == oldest)
@@ -125,7 +125,7 @@ def _output_buffer(m, live, buf, inside, timed, fault):
             mine = Cat(*[(i < running) & (port.slot == (oldest + i) % slots)
                          for i in range(slots)]).any()
         m.d.comb += Assume(~port.en | mine)
-        hit = track.open & (bank == track.bank) & (port.addr == track.addr) & \
+        hit = track.open & (bank == track.bank) & (address(port) == track.addr) & \
             (port.slot == track.slot)
         m.d.comb += Assume((Value.cast(port.data) == 0) | hit)
         with m.If(port.en & hit):

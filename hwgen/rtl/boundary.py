@@ -8,9 +8,8 @@ that the group resolves the same requests for every member of a kind (``rtl.grou
 Verilog, the module of one member then stands for all of them.
 """
 from dataclasses import dataclass
-from types import SimpleNamespace
 
-from amaranth.hdl import Cat, Signal
+from amaranth.hdl import Cat, Const, Signal
 
 from ..ir.graph import StreamOp
 from ..schedule.lines import Line
@@ -128,8 +127,9 @@ class Boundary:
 
     @property
     def en(self):
-        """The group's enable."""
-        return self._input(Enable(), 1, "en")
+        """The group's enable: the constant 1 in a group that never stalls
+        (``rtl.group.Group.stalls``)."""
+        return self._input(Enable(), 1, "en") if self._group.stalls else Const(1)
 
     def tap(self, line, level):
         """``line`` at pipeline ``level`` of the member."""

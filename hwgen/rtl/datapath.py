@@ -192,8 +192,9 @@ class Member(FloatLowering):
             # An ``ahead`` port's address and slot go out one level early: the buffer
             # registers them, beside its memories (``schedule.ports.ahead``).
             at = lvl - mport.ahead
-            self.m.d.comb += [port.addr.eq(self._address(e, access, parts, at)),
-                              port.en.eq(self.en), port.slot.eq(self.outside.tap(SLOT, at))]
+            self.m.d.comb += [port.en.eq(self.en), port.slot.eq(self.outside.tap(SLOT, at))]
+            if self.bankings[e.tensor].depth > 1:     # else the port has no address
+                self.m.d.comb += port.addr.eq(self._address(e, access, parts, at))
         return Staged(port.data, lvl + READ_LATENCY)
 
     def _binop(self, e, env):
@@ -335,9 +336,10 @@ class Member(FloatLowering):
         lvl = self.levels.writes[site]      # every write of the tensor at one level
         port = self.outside.memory(self.ports.port_of[site])
         c = self.cond(s.pred, lvl)
-        self.m.d.comb += [port.addr.eq(self._address(s, site, parts, lvl)),
-                          port.data.eq(self.at(v, lvl)), port.en.eq(c & self.en),
+        self.m.d.comb += [port.data.eq(self.at(v, lvl)), port.en.eq(c & self.en),
                           port.slot.eq(self.outside.tap(SLOT, lvl))]
+        if self.bankings[s.tensor].depth > 1:     # else the port has no address
+            self.m.d.comb += port.addr.eq(self._address(s, site, parts, lvl))
 
     def _address(self, access, key, parts, level):
         """The address of a tensor access (``key`` in the group's ports) inside its bank, at

@@ -9,7 +9,7 @@ once per kind for Verilog); lockstep streams become link registers.
 Every register moves only when the group is enabled (``en``: no FIFO op active this cycle is
 blocked). Datapath registers are reset-less; control registers reset.
 """
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -75,6 +75,8 @@ class Group(wiring.Component):
         self._plan, self._scheduled, self._target = plan, scheduled, check_target(target)
         self._kinds = kinds
         self._ports = plan.ports[scheduled.name]
+        self._stalls = any(isinstance(p, FifoPort) and p.channel not in plan.schedule.looped
+                           for p in self._ports.ports)
         self._spacing = max(scheduled.spacing, plan.group_spacing or 0)
         members = {"start": In(1), "accept": Out(1), "finished": Out(1)}
         if self.announces_finish:
@@ -107,18 +109,24 @@ class Group(wiring.Component):
         """The interface of the FIFO port for ``op`` on ``channel``."""
         return getattr(self, next(p.name for p in self.ports.fifo(op) if p.channel == channel))
 
+    @property
+    def stalls(self):
+        """Whether the group ever stalls: it has a port on a FIFO to another group (on a FIFO
+        back into itself it never waits, ``schedule.static.schedule``). A group that never
+        stalls is always enabled: its enable is the constant 1."""
+        return self._stalls
+
     def elaborate(self, platform):
         m = Module()
-        en = Signal()
+        en = Signal() if self.stalls else Const(1)
         lines = DelayLines(m, en)
         controller = Controller(m, self, lines, en)
         members = Members(self, m, en, lines, controller, self._links(m, en), self._kinds)
         stalls = members.build()
         self.layouts = members.layouts
-        stall = Signal()
-        if stalls:
-            m.d.comb += stall.eq(Cat(*stalls).any())
-        m.d.comb += en.eq(~stall)
+        if self.stalls:
+            stall = Signal()
+            m.d.comb += [stall.eq(Cat(*stalls).any()), en.eq(~stall)]
         lines.emit()
         return m
 

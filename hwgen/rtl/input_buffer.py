@@ -25,7 +25,7 @@ from ..schedule.memories import NARROW_ELEMENTS
 from .arith import mux_tree, table
 from .block_ram import DP16KDMemory, uses_dp16kd
 from .replica import copies, copies_ahead, later
-from .signatures import bank_port_name, bank_ports, shape_of
+from .signatures import address, bank_port_name, bank_ports, shape_of
 from .walk import BeatCount, BeatWalk, SlotCounter, sub_address
 
 
@@ -273,7 +273,10 @@ class InputBuffer(wiring.Component):
         after a register of the whole word; elsewhere a mux tree picks it. The select follows
         the data."""
         f, port, ahead = self._f, self.read_port(k), self._ahead[k]
-        addr, en = Value.cast(port.addr), port.en
+        # A module of its own: the read ports of a buffer are alike, so the Verilog holds one
+        # module of them (``rtl.kinds``).
+        m.submodules[f"rd{k}"] = m = Module()
+        addr, en = address(port), port.en
         sub_addr = Cat(sub_address(addr, f, sub_depth), port.slot)
         in_block = isinstance(mem, DP16KDMemory)
         rp = mem.read_port(ahead=ahead) if in_block else mem.read_port()

@@ -94,7 +94,8 @@ class Members:
             for stem, n in Counter(stems.values()).items():
                 used = {made[layouts[x]][0].name for x in self.names
                         if stems[x] == stem and layouts[x] in made}
-                self.kinds.count(stem, n, alone[stem], used)
+                if used:
+                    self.kinds.count(stem, n, alone[stem], used)
         return self.stalls
 
     def _compile(self, name):

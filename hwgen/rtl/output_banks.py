@@ -20,7 +20,7 @@ from ..schedule.shared_rows import output_memories
 from .arith import mux_tree
 from .block_ram import DP16KDMemory, uses_dp16kd
 from .output_buffer import OutputBuffer
-from .signatures import shape_of
+from .signatures import address, shape_of
 from .walk import BeatWalk, SlotCounter, sub_address
 
 
@@ -114,7 +114,7 @@ class OutputBanks(OutputBuffer):
         if row == 1:
             for _, port in ports:
                 wp = mem.write_port()
-                m.d.comb += [wp.addr.eq(Cat(Value.cast(port.addr), port.slot)),
+                m.d.comb += [wp.addr.eq(Cat(address(port), port.slot)),
                              wp.data.eq(port.data), wp.en.eq(port.en)]
             return
         if not ports:

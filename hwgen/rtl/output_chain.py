@@ -61,7 +61,12 @@ class OutputChain(OutputBuffer):
         n, lanes = self.banking.banks, self.lanes
         banks = [Signal(shape, reset_less=True, name=f"bank{b}") for b in range(n)]
         chain = [Signal(shape, reset_less=True, name=f"chain{b}") for b in range(n)]
-        self._registers(m, banks)
+        # Each row of the tensor's bank and chain registers in a module of its own: the rows
+        # below the head are alike, so the Verilog holds one module of them (``rtl.kinds``).
+        rows = [Module() for _ in range(-(-n // self._row))]
+        for r, row in enumerate(rows):
+            m.submodules[f"row{r}"] = row
+        self._registers(rows, banks)
         ahead = self.lead - 1
         fsm = self._decide(m, self.commit_ahead if ahead else self.commit, "_a" if ahead else "")
         # The state in real time: the state machine runs ``lead - 1`` cycles ahead.
@@ -97,7 +102,7 @@ class OutputChain(OutputBuffer):
                      space.eq(self.space_next)]
         if ahead > 1:
             m.d.comb += self.valid_ahead.eq(Cat(busy_next, busy_ahead2))
-        self._steer(m, banks, chain, fsm)
+        self._steer(m, rows, banks, chain, fsm)
         return m
 
     def _decide(self, m, commit, suffix):
@@ -143,33 +148,33 @@ class OutputChain(OutputBuffer):
         decided = later(m, decided, self.lead - 2, f"{name}_r")
         return copies_ahead(m, decided, count, name, self._target)
 
-    def _registers(self, m, banks):
-        """Each bank register takes what its write ports write."""
+    def _registers(self, rows, banks):
+        """Each bank register takes what its write ports write, in its row's module."""
         for k, b in enumerate(self.writers):
-            port = self.write_port(k)
+            port, m = self.write_port(k), rows[b // self._row]
             with m.If(port.en):
                 m.d.sync += banks[b].eq(port.data)
 
-    def _steer(self, m, banks, chain, fsm):
+    def _steer(self, m, rows_m, banks, chain, fsm):
         """The chain: it loads the banks; its head row shifts by ``lanes`` towards the host
         port, and every row takes the row below it when the head row's last beat leaves. No
         register takes one from the far end of another row: a single row-major chain would take
         the head of row ``r + 1`` into the tail of row ``r``, a route across the array. The load
         and move decisions arrive through copies ``lead`` cycles later, one per group of chain
-        registers (``copy_groups``)."""
+        registers (``copy_groups``); each row's registers are in its module of ``rows_m``."""
         n, lanes, row = len(chain), self.lanes, self._row
         group = copy_groups(n, self.tensor.shape, len(chain[0]))
         loads = self._copies(m, fsm.load_next, group[-1] + 1, "load")
         shifts = self._copies(m, fsm.load_next | fsm.take_next, group[row - 1] + 1, "shift")
         rows = self._copies(m, fsm.row_next, group[-1] + 1, "row") if n > row else None
         for b in range(n):
-            g, head = group[b], b < row
-            with m.If(shifts[g] if head else rows[g]):
-                with m.If(loads[g]):
-                    m.d.sync += chain[b].eq(banks[b])
+            g, head, rm = group[b], b < row, rows_m[b // row]
+            with rm.If(shifts[g] if head else rows[g]):
+                with rm.If(loads[g]):
+                    rm.d.sync += chain[b].eq(banks[b])
                 if b + row < n:
-                    with m.Elif(rows[g]) if head else m.Else():
-                        m.d.sync += chain[b].eq(chain[b + row])
+                    with rm.Elif(rows[g]) if head else rm.Else():
+                        rm.d.sync += chain[b].eq(chain[b + row])
                 if head and b + lanes < row:
-                    with m.Else():
-                        m.d.sync += chain[b].eq(chain[b + lanes])
+                    with rm.Else():
+                        rm.d.sync += chain[b].eq(chain[b + lanes])

@@ -1,5 +1,5 @@
 """Signatures of the ports between compute groups, buffers and FIFOs (from the group's side)."""
-from amaranth.hdl import Shape, signed, unsigned
+from amaranth.hdl import Const, Shape, signed, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
@@ -12,17 +12,28 @@ def addr_width(depth):
     return ceil_log2(depth)
 
 
+def _addr(depth):
+    """The ``addr`` member of a port into a bank of ``depth`` elements: none for one."""
+    return {"addr": Out(addr_width(depth))} if addr_width(depth) else {}
+
+
 def read_port(depth, shape, slots_bits=1):
     """A synchronous memory read of problem slot ``slot``: ``data`` holds ``mem[addr]`` one
-    enabled cycle later."""
-    return wiring.Signature({"addr": Out(addr_width(depth)), "slot": Out(slots_bits),
-                             "en": Out(1), "data": In(shape)})
+    enabled cycle later (a bank of one element has no ``addr``: `address`)."""
+    return wiring.Signature({**_addr(depth), "slot": Out(slots_bits), "en": Out(1),
+                             "data": In(shape)})
 
 
 def write_port(depth, shape, slots_bits=1):
-    """A write into problem slot ``slot``."""
-    return wiring.Signature({"addr": Out(addr_width(depth)), "slot": Out(slots_bits),
-                             "en": Out(1), "data": Out(shape)})
+    """A write into problem slot ``slot`` (a bank of one element has no ``addr``)."""
+    return wiring.Signature({**_addr(depth), "slot": Out(slots_bits), "en": Out(1),
+                             "data": Out(shape)})
+
+
+def address(port):
+    """The address of a ``read_port`` or ``write_port`` interface: its ``addr``, or the
+    constant 0 of no bits into a bank of one element."""
+    return port.addr if "addr" in port.signature.members else Const(0, 0)
 
 
 def fifo_put(shape):

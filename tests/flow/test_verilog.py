@@ -79,12 +79,15 @@ def test_convert_announces_its_stages_and_equals_amaranth_where_no_kind_is_share
     from hwgen.rtl.kinds import Kinds
     from hwgen.rtl.top import Top
     from hwgen.schedule import plan
-    graph = load_design(example("gemm_os"), {"M": 2, "N": 3, "K": 5})
-    said, kinds = [], Kinds("gemm_os")
-    text = verilog.convert(Top(plan(graph)), "gemm_os", said.append, kinds=kinds)
+    graph = load_design(example("producer_consumer"))
+    said, kinds = [], Kinds("producer_consumer")
+    text = verilog.convert(Top(plan(graph), kinds=kinds), "producer_consumer", said.append,
+                           kinds=kinds)
     assert len(kinds) == 0
-    assert said == ["elaborating gemm_os into a netlist (Amaranth)", "writing Verilog (Yosys)"]
-    assert text == amaranth_verilog.convert(Top(plan(graph)), name="gemm_os", emit_src=False)
+    assert said == ["elaborating producer_consumer into a netlist (Amaranth)",
+                    "writing Verilog (Yosys)"]
+    assert text == amaranth_verilog.convert(Top(plan(graph)), name="producer_consumer",
+                                            emit_src=False)
 
 
 def test_the_target_follows_the_device_and_an_unknown_one_is_an_error(tmp_path):

@@ -12,6 +12,7 @@ from amaranth.sim import Simulator
 from hwgen.ir.graph import StreamOp
 from hwgen.pipeline import load_design
 from hwgen.rtl.group import Group
+from hwgen.rtl.signatures import address
 from hwgen.schedule import READ_LATENCY, plan
 from tests.conftest import example, program
 
@@ -49,11 +50,11 @@ def _run(graph, p, group, banks, cycles):
                 ctx.set(iface.data, pending[port.name][-1])
             sampled = []
             for port, iface in reads:
-                sampled.append((port, ctx.get(iface.en), ctx.get(iface.addr)))
+                sampled.append((port, ctx.get(iface.en), ctx.get(address(iface))))
             for port in group.ports.writes:
                 iface = getattr(group, port.name)
                 if ctx.get(iface.en):
-                    writes[port.tensor, port.bank, ctx.get(iface.addr)] = ctx.get(iface.data)
+                    writes[port.tensor, port.bank, ctx.get(address(iface))] = ctx.get(iface.data)
             if ctx.get(group.finished):
                 finished.append(cycle)
             for port, en, addr in sampled:
