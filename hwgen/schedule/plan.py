@@ -8,6 +8,7 @@ from ..ir.layout import banking, tensor_accesses
 from ..ir.ranges import hardware_ranges
 from . import host_timing
 from .in_out import split_in_out
+from .levels import Levels
 from .kinds import member_kinds
 from .recurrences import spaced
 from .ports import FifoPort, plan_ports
@@ -132,8 +133,9 @@ def plan(graph, lanes=None):
     if halves is not graph:
         check_support(graph)        # the in-out rules see the tensor whole
     check_support(halves)
-    graph = spaced(halves)
-    sched = schedule(graph)
+    levels = {name: Levels(inst) for name, inst in halves.instances.items()}
+    graph = spaced(halves, levels)
+    sched = schedule(graph, levels)
     grids = tensor_grids(graph)
     bankings = {t.name: banking(t, grids.get(t.name, ())) for t in graph.tensors.values()}
     tensors = list(graph.tensors.values())

@@ -25,12 +25,13 @@ from .in_out import accesses
 from .levels import Levels
 
 
-def spaced(graph):
+def spaced(graph, known=None):
     """``graph`` with each instance whose split variables or arrays are read too soon after
-    their writes spaced out (the module's docstring); ``graph`` itself when none is."""
+    their writes spaced out (the module's docstring); ``graph`` itself when none is.
+    ``known``: the ``Levels`` of instances already computed, by name."""
     changed = {}
     for name, inst in graph.instances.items():
-        levels = Levels(inst)
+        levels = known[name] if known and name in known else Levels(inst)
         stretch, loc, array = max([(1, None, None)] + [
             (*_stretch(inst, levels, a), a) for a in sorted(levels.split)],
             key=lambda found: found[0])

@@ -7,7 +7,7 @@ from .levels import Levels
 from .support import check_support
 
 
-def schedule(graph):
+def schedule(graph, known=None):
     """The ``Schedule`` of a checked task graph (a ``HwgenError`` where hardware cannot run
     it: a value that cannot be updated every cycle, a cyclic stream graph, a deadlock at the
     declared depths).
@@ -21,9 +21,14 @@ def schedule(graph):
     A group never waits on a FIFO back into itself that the schedule keeps (``looped``): only
     the group itself could end the wait, so one wait would be a deadlock, which the cycle model
     finds. The group does not stall on such FIFOs, and a folded array has no enable net at
-    all; on FIFOs between groups it stalls."""
+    all; on FIFOs between groups it stalls.
+
+    ``known``: ``Levels`` already computed, by instance name (used where of the same
+    instance)."""
     check_support(graph)
-    levels = {name: Levels(inst) for name, inst in graph.instances.items()}
+    known = known or {}
+    levels = {name: known[name] if name in known and known[name].inst is inst else Levels(inst)
+              for name, inst in graph.instances.items()}
     sched = _schedule(graph, levels)
     looped = [c for c in sched.fifos if sched.group_of[graph.channels[c].producer] ==
               sched.group_of[graph.channels[c].consumer]]
