@@ -14,15 +14,22 @@ from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, LoopIndex, 
 from ..ir.types import uint1
 from .exprs import is_call_to
 from .fold import evaluate, iterations
+from .loops import predicated
 
 
 class BranchLowerer:
-    """``if``/``else`` statements of a ``TaskLowerer``."""
+    """Lowers the run-time ``if``/``else`` statements of a task body: the task's
+    ``context.TaskContext`` keeps the locals each branch assigns, the depth of if-conversion
+    and the predicates in force; the branches' statements go back to the ``task``
+    (``body.TaskLowerer.block``)."""
+
+    def __init__(self, ctx, task):
+        self.ctx, self.task = ctx, task
 
     def unconditional(self, node, what, fix):
-        if self.conditional:
-            self.error(f"{what} under a run-time condition is not supported: its count would "
-                       f"depend on data; {fix}", node)
+        if self.ctx.conditional:
+            self.ctx.error(f"{what} under a run-time condition is not supported: its count would "
+                           f"depend on data; {fix}", node)
 
     def periodic(self, s):
         """``(depth, m, residues)`` for ``if i % m == r:`` (or ``!=``) on loop variable ``i``
@@ -37,15 +44,15 @@ class BranchLowerer:
         if isinstance(other, ast.BinOp):
             mod, other = other, mod
         if not (isinstance(mod, ast.BinOp) and isinstance(mod.op, ast.Mod) and
-                isinstance(mod.left, names) and getattr(mod.left, "id", None) in self.loops):
+                isinstance(mod.left, names) and getattr(mod.left, "id", None) in self.ctx.loops):
             return None
-        m, r = self.const_value(mod.right), self.const_value(other)
+        m, r = self.task.exprs.const_value(mod.right), self.task.exprs.const_value(other)
         if m is None or r is None or m < 1 or any(isinstance(n, ast.For) for n in ast.walk(s)):
             return None
         if not self.effects(s):
             return None
-        depth = self.loops.index(mod.left.id)
-        start, step = self.loop_values[depth]
+        depth = self.ctx.loops.index(mod.left.id)
+        start, step = self.ctx.loop_values[depth]
         keep = isinstance(test.ops[0], ast.Eq)
         return depth, m, tuple(k for k in range(m) if ((start + step * k) % m == r) == keep)
 
@@ -55,7 +62,7 @@ class BranchLowerer:
         return not any(isinstance(n, ast.For) for n in ast.walk(s)) and any(
             is_call_to(n, "put") or is_call_to(n, "get") or
             isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and
-            getattr(n.value, "id", None) in self.tensors for n in ast.walk(s))
+            getattr(n.value, "id", None) in self.ctx.tensors for n in ast.walk(s))
 
     def iteration_sets(self, s):
         """``(then, else)`` predicates for ``if`` statement ``s`` whose condition depends on
@@ -65,14 +72,14 @@ class BranchLowerer:
         on data, or on several loops in one part, or where if-conversion serves."""
         if not self.effects(s) or any(
                 isinstance(n, (ast.Call, ast.Subscript, ast.Attribute)) or
-                isinstance(n, ast.Name) and n.id in self.vars for n in ast.walk(s.test)):
+                isinstance(n, ast.Name) and n.id in self.ctx.vars for n in ast.walk(s.test)):
             return None
         test = s.test
         parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) \
             else [test]
         sets = {}           # loop depth -> the iterations where every part on it holds
         for part in parts:
-            e = self.expr(part)
+            e = self.task.exprs.expr(part)
             if isinstance(e, Const):        # `i == 0` on a grid index that is not folded
                 if e.value:
                     continue
@@ -80,18 +87,18 @@ class BranchLowerer:
             depths = {x.depth for x in subexprs(e) if isinstance(x, LoopIndex)}
             if len(depths) != 1 or not all(isinstance(x, (Const, LoopIndex, BinOp, Neg))
                                            for x in subexprs(e)):
-                self.error(f"`if {ast.unparse(part)}` around stream operations or tensor "
-                           "writes must test one loop variable at a time; write one `and`-ed "
-                           "part per loop, or nested ifs", s)
+                self.ctx.error(f"`if {ast.unparse(part)}` around stream operations or tensor "
+                               "writes must test one loop variable at a time; write one `and`-ed "
+                               "part per loop, or nested ifs", s)
             d = depths.pop()
-            now = sets.get(d, iterations(self.trips[d]))
+            now = sets.get(d, iterations(self.ctx.trips[d]))
             sets[d] = tuple(i for i in now if evaluate(e, {d: i}))
         then = [Pred("in", d, its) for d, its in sorted(sets.items())]
         if len(then) > 1 and s.orelse:
-            self.error(f"the else of `if {ast.unparse(test)}` around stream operations or "
-                       "tensor writes would run where either part fails, on two loops; nest "
-                       "the ifs (`if i == 0:` then `if k > 0:`), each with its own else", s)
-        other = [Pred("in", p.depth, tuple(i for i in iterations(self.trips[p.depth])
+            self.ctx.error(f"the else of `if {ast.unparse(test)}` around stream operations or "
+                           "tensor writes would run where either part fails, on two loops; nest "
+                           "the ifs (`if i == 0:` then `if k > 0:`), each with its own else", s)
+        other = [Pred("in", p.depth, tuple(i for i in iterations(self.ctx.trips[p.depth])
                                            if i not in p.value)) for p in then[:1]]
         return then, other
 
@@ -99,15 +106,15 @@ class BranchLowerer:
         """Each branch on the iterations its predicates allow (``iteration_sets``); a branch
         that never runs is dropped, a predicate that allows every iteration too."""
         never = [any(not p.value for p in preds) for preds in (then, other)]
-        before = set(self.assigned)
+        before = set(self.ctx.assigned)
         items, assigned = [], []
         for preds, body, skip in zip((then, other), (s.body, s.orelse), never):
-            self.assigned = set(before)
+            self.ctx.assigned = set(before)
             items += [] if skip else self.block_under(preds, body)
-            assigned.append(self.assigned - before)
+            assigned.append(self.ctx.assigned - before)
         # After the if, a name is assigned if every branch that runs assigns it.
-        self.assigned = before | (assigned[1] if never[0] else assigned[0] if never[1]
-                                  else assigned[0] & assigned[1])
+        self.ctx.assigned = before | (assigned[1] if never[0] else assigned[0] if never[1]
+                                      else assigned[0] & assigned[1])
         return items
 
     def periodic_if(self, s, every):
@@ -122,12 +129,12 @@ class BranchLowerer:
     def branches(self, lower_then, lower_else):
         """``(then, else, assigned before, assigned in then)`` of lowering both branches; a
         name assigned in only one branch may be unassigned afterwards."""
-        before = set(self.assigned)
+        before = set(self.ctx.assigned)
         then = lower_then()
-        then_set = self.assigned - before
-        self.assigned = set(before)
+        then_set = self.ctx.assigned - before
+        self.ctx.assigned = set(before)
         other = lower_else()
-        self.assigned = before | (then_set & (self.assigned - before))
+        self.ctx.assigned = before | (then_set & (self.ctx.assigned - before))
         return then, other, before, then_set
 
     def under(self, pred, stmts):
@@ -138,54 +145,54 @@ class BranchLowerer:
     def block_under(self, preds, stmts):
         """``stmts`` lowered with every predicate of ``preds`` (``under``); one that allows
         every iteration of its loop is left out."""
-        return self.lower_under(preds, lambda: self.block(stmts))
+        return self.lower_under(preds, lambda: self.task.block(stmts))
 
     def lower_under(self, preds, lower):
         """The items ``lower()`` gives, lowered and predicated with ``preds`` (``block_under``)."""
-        saved = list(self.trips)
+        saved = list(self.ctx.trips)
         kept = []
         for p in preds:
-            now = iterations(self.trips[p.depth])
+            now = iterations(self.ctx.trips[p.depth])
             if p.kind == "in" and set(now) <= set(p.value):
                 continue
             kept.append(p)
             lo, hi = p.span(p.depth, now.stop)
             lo, hi = max(lo, now.start), min(hi, now.stop - 1)
-            self.trips[p.depth] = max(1, hi + 1) if lo == 0 or lo > hi else range(lo, hi + 1)
-        self.context = self.context + kept
+            self.ctx.trips[p.depth] = max(1, hi + 1) if lo == 0 or lo > hi else range(lo, hi + 1)
+        self.ctx.context = self.ctx.context + kept
         try:
             items = lower()
         finally:
-            self.trips = saved
-            self.context = self.context[:len(self.context) - len(kept)]
+            self.ctx.trips = saved
+            self.ctx.context = self.ctx.context[:len(self.ctx.context) - len(kept)]
         for p in reversed(kept):
-            items = [self.predicated(x, p) for x in items]
+            items = [predicated(x, p) for x in items]
         return items
 
     def runtime_if(self, s, loc):
         """If-conversion: both branches run; their assignments select on the condition."""
-        cond = self.expr(s.test)
-        cvar = f"cond{self.n_conds}@{loc[1]}"   # '@': never a user's name
-        self.n_conds += 1
-        self.vars[cvar] = uint1
-        self.assigned.add(cvar)
-        self.conditional += 1
-        then, other, before, then_set = self.branches(lambda: self.block(s.body),
-                                                      lambda: self.block(s.orelse))
-        self.conditional -= 1
+        cond = self.task.exprs.expr(s.test)
+        cvar = f"cond{self.ctx.n_conds}@{loc[1]}"   # '@': never a user's name
+        self.ctx.n_conds += 1
+        self.ctx.vars[cvar] = uint1
+        self.ctx.assigned.add(cvar)
+        self.ctx.conditional += 1
+        then, other, before, then_set = self.branches(lambda: self.task.block(s.body),
+                                                      lambda: self.task.block(s.orelse))
+        self.ctx.conditional -= 1
         c = VarRef(cvar)
         return [Assign(cvar, BinOp("!=", cond, Const(0)), loc=loc)] + \
-            [self.guarded(item, c, True, before) for item in then] + \
-            [self.guarded(item, c, False, before | then_set) for item in other]
+            [guarded(item, c, True, before) for item in then] + \
+            [guarded(item, c, False, before | then_set) for item in other]
 
-    @staticmethod
-    def guarded(item, c, polarity, known):
-        """``item`` taking effect only where the condition ``c`` has ``polarity``."""
-        def pick(new, keep):
-            return Select(c, new, keep) if polarity else Select(c, keep, new)
-        if isinstance(item, Assign):
-            if item.var not in known:       # first assigned here: no old value to keep
-                return item
-            return Assign(item.var, pick(item.value, VarRef(item.var)), item.pred, item.loc)
-        keep = ArrayRead(item.array, item.index, loc=item.loc)
-        return ArrayWrite(item.array, item.index, pick(item.value, keep), item.pred, item.loc)
+
+def guarded(item, c, polarity, known):
+    """``item`` taking effect only where the condition ``c`` has ``polarity``."""
+    def pick(new, keep):
+        return Select(c, new, keep) if polarity else Select(c, keep, new)
+    if isinstance(item, Assign):
+        if item.var not in known:       # first assigned here: no old value to keep
+            return item
+        return Assign(item.var, pick(item.value, VarRef(item.var)), item.pred, item.loc)
+    keep = ArrayRead(item.array, item.index, loc=item.loc)
+    return ArrayWrite(item.array, item.index, pick(item.value, keep), item.pred, item.loc)

@@ -14,8 +14,7 @@ from ..ir.graph import (BINARY, ArrayRead, BinOp, Const, FloatOp, Get, LoopIndex
                         Select, Slice, TensorView, VarRef, subexprs)
 from ..ir.layout import affine, index_bounds
 from ..ir.types import float32
-from .helpers import HelperInliner
-from .numeric import FLOAT_OPS, Literal, NumericLowerer
+from .numeric import FLOAT_OPS, Literal
 from .row_major import row_major
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|",
@@ -49,8 +48,13 @@ class NotConst(Exception):
     """Raised while folding a compile-time expression that turns out to need run-time values."""
 
 
-class ExprLowerer(NumericLowerer, HelperInliner):
-    """Expression lowering shared by the task-body lowerer (``body._TaskLowerer``)."""
+class ExprLowerer:
+    """Lowers the expressions of a task body against the names of the task's
+    ``context.TaskContext``; floats go to the ``task``'s ``numeric`` lowerer, helper calls to
+    its ``helpers`` and the streams a get names to its ``streams`` (``body.TaskLowerer``)."""
+
+    def __init__(self, ctx, task):
+        self.ctx, self.task = ctx, task
 
     def const_value(self, node):
         """The value of a compile-time expression, or None if it depends on run-time values."""
@@ -61,16 +65,16 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         return e.value if isinstance(e, Const) else None
 
     def var_ref(self, name, node):
-        if name not in self.assigned:
-            self.error(f"'{name}' is read before it is assigned", node)
+        if name not in self.ctx.assigned:
+            self.ctx.error(f"'{name}' is read before it is assigned", node)
         return VarRef(name)
 
     def expr(self, node, const_only=False):
         method = getattr(self, f"_expr_{type(node).__name__}", None)
         if method is None:
             name = CONSTRUCT_NAMES.get(type(node), type(node).__name__)
-            self.error(f"unsupported Python construct in a task body: {name} "
-                       f"(`{ast.unparse(node)}`){CONSTRUCT_HINTS.get(type(node), '')}", node)
+            self.ctx.error(f"unsupported Python construct in a task body: {name} "
+                           f"(`{ast.unparse(node)}`){CONSTRUCT_HINTS.get(type(node), '')}", node)
         return method(node, const_only)
 
     def _expr_Constant(self, node, const_only):
@@ -80,63 +84,65 @@ class ExprLowerer(NumericLowerer, HelperInliner):
             if const_only:
                 raise NotConst()
             return Literal(node.value)
-        self.error(f"only integer constants are supported, got {node.value!r}", node)
+        self.ctx.error(f"only integer constants are supported, got {node.value!r}", node)
 
     def _expr_Name(self, node, const_only):
-        name = self.pid_alias.get(node.id, node.id)
-        if self.inline_env and name in self.inline_env[-1]:
-            value = self.inline_env[-1][name]
+        name = self.ctx.pid_alias.get(node.id, node.id)
+        if self.ctx.inline_env and name in self.ctx.inline_env[-1]:
+            value = self.ctx.inline_env[-1][name]
             if const_only and not isinstance(value, Const):
                 raise NotConst()
             return value
-        if name in self.loops:
+        if name in self.ctx.loops:
             if const_only:
                 raise NotConst()
-            depth = self.loops.index(name)
-            start, step = self.loop_values[depth]
+            depth = self.ctx.loops.index(name)
+            start, step = self.ctx.loop_values[depth]
             e = LoopIndex(depth)
             if step != 1:
                 e = BinOp("*", Const(step), e)
             if start:
                 e = BinOp("+", Const(start), e)
             return e
-        if name in self.vars:
+        if name in self.ctx.vars:
             if const_only:
                 raise NotConst()
             return self.var_ref(name, node)
-        if name in self.arrays:
-            self.error(f"local array '{name}' must be indexed: `{name}[i]`", node)
-        if name in self.consts:
-            return Const(self.consts[name])
-        if name in self.p.ns:
-            v = self.p.ns[name]
+        if name in self.ctx.arrays:
+            self.ctx.error(f"local array '{name}' must be indexed: `{name}[i]`", node)
+        if name in self.ctx.consts:
+            return Const(self.ctx.consts[name])
+        if name in self.ctx.parser.ns:
+            v = self.ctx.parser.ns[name]
             if isinstance(v, (bool, int)):
                 return Const(int(v))
             if isinstance(v, float):
                 if const_only:
                     raise NotConst()
                 return Literal(v)
-            self.error(f"'{name}' is a {type(v).__name__}, not a value usable here", node)
-        self.error(f"unknown name '{name}'", node)
+            self.ctx.error(f"'{name}' is a {type(v).__name__}, not a value usable here", node)
+        self.ctx.error(f"unknown name '{name}'", node)
 
     def _expr_BinOp(self, node, const_only):
         op = BINOPS.get(type(node.op))
         lhs = self.expr(node.left, const_only)
         rhs = self.expr(node.right, const_only)
-        if self.is_float(lhs) or self.is_float(rhs):
+        num = self.task.numeric
+        if num.is_float(lhs) or num.is_float(rhs):
             op = FLOAT_OPS.get(type(node.op), type(node.op).__name__)
-            return self.float_binary(op, lhs, rhs, node)
+            return num.float_binary(op, lhs, rhs, node)
         if isinstance(lhs, Const) and isinstance(rhs, Const) and op is not None and \
                 not (op in ("//", "%") and rhs.value == 0):
             return Const(BINARY[op](lhs.value, rhs.value))
         if op is None:
-            self.error(f"operator `{ast.unparse(node)}` is not supported on integer values",
-                       node)
+            self.ctx.error(f"operator `{ast.unparse(node)}` is not supported on integer values",
+                           node)
         if op in ("//", "%") and not (isinstance(rhs, Const) and rhs.value > 0):
-            self.error(f"`{ast.unparse(node)}`: run-time values are divided only by a positive "
-                       "compile-time constant (a size, a grid index expression)", node)
+            self.ctx.error(f"`{ast.unparse(node)}`: run-time values are divided only by a "
+                           "positive compile-time constant (a size, a grid index expression)",
+                           node)
         if op in ("<<", ">>") and not isinstance(rhs, Const):
-            self.error("shift amounts must be compile-time constants", node)
+            self.ctx.error("shift amounts must be compile-time constants", node)
         return BinOp(op, lhs, rhs)
 
     def _expr_UnaryOp(self, node, const_only):
@@ -144,27 +150,29 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         if isinstance(node.op, ast.UAdd):
             return v
         if isinstance(node.op, ast.USub):
-            if self.is_float(v):
-                return self.float_unary("neg", v)
+            if self.task.numeric.is_float(v):
+                return self.task.numeric.float_unary("neg", v)
             return Const(-v.value) if isinstance(v, Const) else Neg(v)
         if isinstance(node.op, ast.Invert):
             return Const(~v.value) if isinstance(v, Const) else BinOp("-", Neg(v), Const(1))
         if isinstance(node.op, ast.Not):
             return Const(int(not v.value)) if isinstance(v, Const) else BinOp("==", v, Const(0))
-        self.error(f"unsupported operator in `{ast.unparse(node)}`", node)
+        self.ctx.error(f"unsupported operator in `{ast.unparse(node)}`", node)
 
     def _expr_Compare(self, node, const_only):
         if len(node.ops) != 1:
-            self.error("chained comparisons are not supported; write `a < b and b < c`", node)
+            self.ctx.error("chained comparisons are not supported; write `a < b and b < c`",
+                           node)
         if isinstance(node.ops[0], (ast.In, ast.NotIn)):
             return self.membership(node, const_only)
         op = _CMPOPS.get(type(node.ops[0]))
         if op is None:
-            self.error(f"unsupported comparison in `{ast.unparse(node)}`", node)
+            self.ctx.error(f"unsupported comparison in `{ast.unparse(node)}`", node)
         lhs = self.expr(node.left, const_only)
         rhs = self.expr(node.comparators[0], const_only)
-        if self.is_float(lhs) or self.is_float(rhs):
-            return self.float_binary(op, lhs, rhs, node)
+        num = self.task.numeric
+        if num.is_float(lhs) or num.is_float(rhs):
+            return num.float_binary(op, lhs, rhs, node)
         if isinstance(lhs, Const) and isinstance(rhs, Const):
             return Const(BINARY[op](lhs.value, rhs.value))
         return BinOp(op, lhs, rhs)
@@ -173,8 +181,8 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         """``x in {a, b}`` (or a tuple or list; ``not in``): ``x == a or x == b``."""
         options = node.comparators[0]
         if not isinstance(options, (ast.Set, ast.Tuple, ast.List)):
-            self.error(f"`{ast.unparse(node)}`: `in` takes a literal set, tuple or list of "
-                       "values, like `i in {0, M - 1}`", node)
+            self.ctx.error(f"`{ast.unparse(node)}`: `in` takes a literal set, tuple or list of "
+                           "values, like `i in {0, M - 1}`", node)
         x = self.expr(node.left, const_only)
         values = [self.expr(v, const_only) for v in options.elts]
         if isinstance(x, Const) and all(isinstance(v, Const) for v in values):
@@ -208,128 +216,133 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         a, b = self.expr(node.body), self.expr(node.orelse)
         self.no_side_effects(a, node, "a conditional expression `x if c else y`")
         self.no_side_effects(b, node, "a conditional expression `x if c else y`")
-        return Select(self.concrete(cond, node), *self.common(a, b, node))
+        num = self.task.numeric
+        return Select(num.concrete(cond, node), *num.common(a, b, node))
 
     def _expr_Subscript(self, node, const_only):
         base = node.value.id if isinstance(node.value, ast.Name) else None
-        if base in self.tensors:
+        if base in self.ctx.tensors:
             if const_only:
                 raise NotConst()
-            tensor = self.tensors[base]
+            tensor = self.ctx.tensors[base]
             tensor.use("read")
             return Read(tensor.name, self.tensor_index(base, tensor, node.slice, node),
-                        loc=self.p.loc(node))
-        if base in self.arrays:
+                        loc=self.ctx.parser.loc(node))
+        if base in self.ctx.arrays:
             if const_only:
                 raise NotConst()
-            return ArrayRead(base, self.index(base, self.arrays[base].shape, node.slice, node),
-                             loc=self.p.loc(node))
-        if base in self.vars:
+            index = self.index(base, self.ctx.arrays[base].shape, node.slice, node)
+            return ArrayRead(base, index, loc=self.ctx.parser.loc(node))
+        if base in self.ctx.vars:
             if const_only:
                 raise NotConst()
             return Slice(self.var_ref(base, node), *self.slice_bounds(base, node))
-        self.error(f"`{ast.unparse(node)}`: '{base}' is not a tensor, a local array or a local",
-                   node)
+        self.ctx.error(f"`{ast.unparse(node)}`: '{base}' is not a tensor, a local array or a "
+                       "local", node)
 
     def _expr_Call(self, node, const_only):
         if is_call_to(node, "get") and isinstance(node.func, ast.Attribute):
             if const_only:
                 raise NotConst()
             if node.args or node.keywords:
-                self.error("get takes no arguments: `x = stream.get()`", node)
-            if self.conditional:
-                self.error("a stream get under a run-time condition would make the number of "
-                           "gets depend on data; get the value unconditionally into a local and "
-                           "select with if/else", node)
-            return Get(self.channel(node.func.value, "get", node), loc=self.p.loc(node))
+                self.ctx.error("get takes no arguments: `x = stream.get()`", node)
+            if self.ctx.conditional:
+                self.ctx.error("a stream get under a run-time condition would make the number "
+                               "of gets depend on data; get the value unconditionally into a "
+                               "local and select with if/else", node)
+            chan = self.task.streams.channel(node.func.value, "get", node)
+            return Get(chan, loc=self.ctx.parser.loc(node))
         if isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "abs"):
             return self.builtin(node, const_only)
         if is_call_to(node, "exp"):
             return self.exp_call(node, const_only)
-        fn = self.p.ns.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        fn = self.ctx.parser.ns.get(node.func.id) if isinstance(node.func, ast.Name) else None
         if inspect.isfunction(fn):
-            return self.helper_call(node, fn, const_only)
+            return self.task.helpers.helper_call(node, fn, const_only)
         hint = ""
         if any(isinstance(a, (ast.ListComp, ast.GeneratorExp)) for a in node.args):
             hint = LIST_HINT
-        self.error(f"unsupported call `{ast.unparse(node)}` in a task body (supported: "
-                   f"stream.get(), max, min, abs, exp and helper functions){hint}", node)
+        self.ctx.error(f"unsupported call `{ast.unparse(node)}` in a task body (supported: "
+                       f"stream.get(), max, min, abs, exp and helper functions){hint}", node)
 
     def exp_call(self, node, const_only):
         """``exp(x)``: a float32 value (``ir.floats.exp``); other values are converted."""
         if const_only:
             raise NotConst()
         if node.keywords or len(node.args) != 1:
-            self.error("use exp(x), x a float", node)
+            self.ctx.error("use exp(x), x a float", node)
         x = self.expr(node.args[0], const_only)
         self.no_side_effects(x, node, "exp(...)")
-        return FloatOp("exp", self.to_type(x, float32, node), None, float32)
+        return FloatOp("exp", self.task.numeric.to_type(x, float32, node), None, float32)
 
     def builtin(self, node, const_only):
         """``max``/``min``/``abs`` of run-time values: comparisons and multiplexers."""
         fn = node.func.id
         if node.keywords or not node.args or (fn == "abs" and len(node.args) != 1) or \
                 (fn != "abs" and len(node.args) < 2):
-            self.error(f"use {fn}(a, b, ...)" if fn != "abs" else "use abs(x)", node)
+            self.ctx.error(f"use {fn}(a, b, ...)" if fn != "abs" else "use abs(x)", node)
         args = [self.expr(a, const_only) for a in node.args]
         for a in args:
             self.no_side_effects(a, node, f"{fn}(...)")
         if all(isinstance(a, Const) for a in args):
             return Const({"max": max, "min": min, "abs": abs}[fn](*(a.value for a in args)))
+        num = self.task.numeric
         if fn == "abs":
-            if self.is_float(args[0]):
-                return self.float_unary("abs", args[0])
+            if num.is_float(args[0]):
+                return num.float_unary("abs", args[0])
             return Select(BinOp("<", args[0], Const(0)), Neg(args[0]), args[0])
         result = args[0]
         for a in args[1:]:
-            a, result = self.common(a, result, node)
+            a, result = num.common(a, result, node)
             result = Select(self.binary(">" if fn == "max" else "<", a, result, node), a, result)
         return result
 
     def binary(self, op, lhs, rhs, node):
         """The IR of ``lhs op rhs`` (``op`` as in ``BINARY``), float or integer."""
-        if self.is_float(lhs) or self.is_float(rhs):
-            return self.float_binary(op, lhs, rhs, node)
+        num = self.task.numeric
+        if num.is_float(lhs) or num.is_float(rhs):
+            return num.float_binary(op, lhs, rhs, node)
         if op not in BINARY:
-            self.error(f"operator `{op}` is not defined on integer values (`{ast.unparse(node)}`)"
-                       "; divide integers with // by a constant", node)
+            self.ctx.error(f"operator `{op}` is not defined on integer values "
+                           f"(`{ast.unparse(node)}`); divide integers with // by a constant",
+                           node)
         return BinOp(op, lhs, rhs)
 
     def no_side_effects(self, e, node, where):
         if any(isinstance(x, Get) for x in subexprs(e)):
-            self.error(f"a stream get inside {where} would be evaluated more or less often than "
-                       "written; get the value into a local first", node)
+            self.ctx.error(f"a stream get inside {where} would be evaluated more or less often "
+                           "than written; get the value into a local first", node)
 
     def slice_bounds(self, base, node):
         """``(start, stop, offset)`` of a bit slice ``base[a:b]`` or ``base[a]``: constant bounds,
         or bounds affine in the loop indices a constant apart (``x[8*i:8*i+8]``), the run-time
         part in ``offset``."""
-        width, sl = self.vars[base].bits, node.slice
+        width, sl = self.ctx.vars[base].bits, node.slice
         if isinstance(sl, ast.Slice) and sl.step is not None:
-            self.error("bit slices take no step", node)
+            self.ctx.error("bit slices take no step", node)
         lower, upper = (sl.lower, sl.upper) if isinstance(sl, ast.Slice) else (sl, None)
         lo = Const(0) if lower is None else self.expr(lower)
         hi = Const(width) if isinstance(sl, ast.Slice) and upper is None else \
             BinOp("+", lo, Const(1)) if upper is None else self.expr(upper)
         a, b = affine(lo), affine(hi)
         if a is None or b is None or a[0] != b[0]:
-            self.error("bit slice bounds must be compile-time constants, or affine in the loop "
-                       "variables with a constant width (`x[8 * i:8 * i + 8]`)", node)
+            self.ctx.error("bit slice bounds must be compile-time constants, or affine in the "
+                           "loop variables with a constant width (`x[8 * i:8 * i + 8]`)", node)
         if b[1] <= a[1]:
-            self.error(f"bit slice [{ast.unparse(sl)}] is empty: its end must be above its "
-                       "start", node)
-        span = index_bounds(lo, tuple(self.trips))
+            self.ctx.error(f"bit slice [{ast.unparse(sl)}] is empty: its end must be above its "
+                           "start", node)
+        span = index_bounds(lo, tuple(self.ctx.trips))
         start, stop = span[0], span[1] + b[1] - a[1]
         if not 0 <= start <= span[1] < stop <= width:
-            self.error(f"bit slice [{ast.unparse(sl)}] reaches bits {start}..{stop - 1}, "
-                       f"outside '{base}' ({width} bits)", node)
+            self.ctx.error(f"bit slice [{ast.unparse(sl)}] reaches bits {start}..{stop - 1}, "
+                           f"outside '{base}' ({width} bits)", node)
         return (start, stop, None) if not a[0] else (0, b[1] - a[1], lo)
 
     def tensor_index(self, name, tensor, sl, node):
         """The index into ``tensor`` (or a shard view of it) of ``name[sl]``, ``name`` the
         tensor's name in the task (an Allo kernel's parameter); an Allo kernel's whole tensor
         is addressed row-major (``lang.row_major``)."""
-        linear = any(k.arg == "args" for d in self.fn.decorator_list
+        linear = any(k.arg == "args" for d in self.ctx.fn.decorator_list
                      if isinstance(d, ast.Call) for k in d.keywords) and \
             not isinstance(tensor, TensorView)
         return self.global_index(tensor, self.index(name, tensor.shape, sl, node, linear))
@@ -338,33 +351,35 @@ class ExprLowerer(NumericLowerer, HelperInliner):
         """``index`` into a shard view as an index into its whole tensor."""
         if not isinstance(tensor, TensorView):
             return index
-        if self.fold:
-            self.error(f"'{tensor.name}' is a shard of its tensor (`@ Layout`), which a folded "
-                       "task cannot have yet; index the whole tensor", self.fn)
+        if self.ctx.fold:
+            self.ctx.error(f"'{tensor.name}' is a shard of its tensor (`@ Layout`), which a "
+                           "folded task cannot have yet; index the whole tensor", self.ctx.fn)
         return tuple(i if not off else Const(i.value + off) if isinstance(i, Const)
                      else BinOp("+", i, Const(off))
-                     for i, off in zip(index, tensor.offsets(self.pid)))
+                     for i, off in zip(index, tensor.offsets(self.ctx.pid)))
 
     def index(self, name, shape, sl, node, linear=False):
         """The index tuple of ``name[sl]``: each index affine in the loop variables, checked
         against ``shape`` here, or computed from run-time values, checked when it runs."""
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
         if any(isinstance(e, ast.Slice) for e in elts):
-            self.error(f"'{name}' is indexed with a slice; index one element at a time", node)
+            self.ctx.error(f"'{name}' is indexed with a slice; index one element at a time",
+                           node)
         if len(elts) != len(shape):
-            self.error(f"'{name}' has {len(shape)} dimensions, indexed with {len(elts)}", node)
+            self.ctx.error(f"'{name}' has {len(shape)} dimensions, indexed with {len(elts)}",
+                           node)
         index = tuple(self.expr(e) for e in elts)
         for n, (e, dim) in enumerate(zip(index, shape)):
-            b = index_bounds(e, tuple(self.trips))
+            b = index_bounds(e, tuple(self.ctx.trips))
             if b is not None and (b[0] < 0 or b[1] >= dim):
-                moved = row_major(index, shape, tuple(self.trips)) if linear else None
+                moved = row_major(index, shape, tuple(self.ctx.trips)) if linear else None
                 if moved is not None:
-                    loc = self.p.loc(node)
+                    loc = self.ctx.parser.loc(node)
                     warnings.warn_explicit(
-                        f"in task {self.name}: index {ast.unparse(elts[n])} of '{name}' takes "
-                        f"values {b[0]}..{b[1]}, outside 0..{dim - 1}: read row-major, as "
-                        "Allo does, from the following rows", HwgenWarning, loc[0], loc[1])
+                        f"in task {self.ctx.name}: index {ast.unparse(elts[n])} of '{name}' "
+                        f"takes values {b[0]}..{b[1]}, outside 0..{dim - 1}: read row-major, "
+                        "as Allo does, from the following rows", HwgenWarning, loc[0], loc[1])
                     return moved
-                self.error(f"index {ast.unparse(elts[n])} of '{name}' takes values "
-                           f"{b[0]}..{b[1]}, outside 0..{dim - 1}", node)
+                self.ctx.error(f"index {ast.unparse(elts[n])} of '{name}' takes values "
+                               f"{b[0]}..{b[1]}, outside 0..{dim - 1}", node)
         return index

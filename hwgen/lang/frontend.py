@@ -187,15 +187,16 @@ class _RegionParser:
                 lowerer = TaskLowerer(self, fn, tuple(pid), grid, visible, streams, channels,
                                       fold=virtual if grid != virtual else None)
                 inst = lowerer.lower()
+                calls = lowerer.ctx.calls
                 if self.fold is not None:
-                    self.fold.depths[inst.name] = lowerer.n_fold
-                if lowerer.calls and self.fold is not None:
+                    self.fold.depths[inst.name] = lowerer.ctx.n_fold
+                if calls and self.fold is not None:
                     self.error("a folded program cannot call regions yet; fold the called "
-                               "region's tasks instead", lowerer.calls[0][2])
-                for region, bound, node in lowerer.calls:
+                               "region's tasks instead", calls[0][2])
+                for region, bound, node in calls:
                     sub = _RegionParser(region, prefix=f"{inst.name}.")
                     sub.lower_tasks(sub.bound(bound, self.loc(node)), instances, channels)
-                if not lowerer.calls or any(seg.body for seg in inst.segments):
+                if not calls or any(seg.body for seg in inst.segments):
                     instances[inst.name] = inst
         return streams
 

@@ -14,8 +14,23 @@ class Loop:
         self.trip, self.items, self.node = trip, items, node
 
 
+def predicated(stmt, pred):
+    """``stmt`` running only where ``pred`` holds (a loop: every statement in it)."""
+    if isinstance(stmt, Loop):
+        for item in stmt.items:
+            predicated(item, pred)
+        return stmt
+    stmt.pred = (pred,) + tuple(stmt.pred)
+    return stmt
+
+
 class LoopLowerer:
-    """Loop statements of a ``TaskLowerer``."""
+    """Lowers the loops of a task body: the task's ``context.TaskContext`` keeps the enclosing
+    loops' names, first values, steps and trip counts while the ``task`` lowers their bodies
+    (``body.TaskLowerer.block``)."""
+
+    def __init__(self, ctx, task):
+        self.ctx, self.task = ctx, task
 
     def fold_loops(self, axes):
         """The task body inside one loop per folded grid axis (outermost first), over the
@@ -24,75 +39,75 @@ class LoopLowerer:
         where the grid does not divide evenly, the body is idle on the iterations past its
         own (an ``in`` predicate)."""
         if not axes:
-            return self.block(self.fn.body)
+            return self.task.block(self.ctx.fn.body)
         d = axes[0]
-        r = range(self.pid[d], self.fold[d], self.grid[d])
-        trip = -(-self.fold[d] // self.grid[d])
-        depth = len(self.loops)
-        self.loops.append(f"pid@{d}")
-        self.loop_values.append((r.start, r.step))
-        self.trips.append(trip)
-        self.n_fold += 1
-        items = self.lower_under((Pred("in", depth, tuple(range(len(r)))),),
-                                 lambda: self.fold_loops(axes[1:]))
-        self.loops.pop()
-        self.loop_values.pop()
-        self.trips.pop()
-        return [Loop(trip, items, self.fn)]
+        r = range(self.ctx.pid[d], self.ctx.fold[d], self.ctx.grid[d])
+        trip = -(-self.ctx.fold[d] // self.ctx.grid[d])
+        depth = len(self.ctx.loops)
+        self.ctx.loops.append(f"pid@{d}")
+        self.ctx.loop_values.append((r.start, r.step))
+        self.ctx.trips.append(trip)
+        self.ctx.n_fold += 1
+        items = self.task.branches.lower_under((Pred("in", depth, tuple(range(len(r)))),),
+                                               lambda: self.fold_loops(axes[1:]))
+        self.ctx.loops.pop()
+        self.ctx.loop_values.pop()
+        self.ctx.trips.pop()
+        return [Loop(trip, items, self.ctx.fn)]
 
     def meta_for(self, s):
         """``with meta_for(a[, b[, step]]) as v:`` -- the body once per value of v."""
         call, var = s.items[0].context_expr, s.items[0].optional_vars
         if not isinstance(var, ast.Name):
-            self.error("write `with hwgen.meta_for(N) as i:`", s)
+            self.ctx.error("write `with hwgen.meta_for(N) as i:`", s)
         if call.keywords or not 1 <= len(call.args) <= 3:
-            self.error("meta_for takes 1 to 3 compile-time bounds, like range()", s)
-        bounds = [self.const_value(a) for a in call.args]
+            self.ctx.error("meta_for takes 1 to 3 compile-time bounds, like range()", s)
+        bounds = [self.task.exprs.const_value(a) for a in call.args]
         if any(b is None for b in bounds):
-            self.error("meta_for bounds must be compile-time expressions", s)
-        if var.id in self.vars or var.id in self.loops or var.id in self.arrays:
-            self.error(f"meta_for variable '{var.id}' hides a run-time name", s)
-        saved = self.consts.get(var.id)
+            self.ctx.error("meta_for bounds must be compile-time expressions", s)
+        if var.id in self.ctx.vars or var.id in self.ctx.loops or var.id in self.ctx.arrays:
+            self.ctx.error(f"meta_for variable '{var.id}' hides a run-time name", s)
+        saved = self.ctx.consts.get(var.id)
         items = []
         for value in range(*bounds):
-            self.consts[var.id] = value
-            items.extend(self.block(s.body))
+            self.ctx.consts[var.id] = value
+            items.extend(self.task.block(s.body))
         if saved is None:
-            self.consts.pop(var.id, None)
+            self.ctx.consts.pop(var.id, None)
         else:
-            self.consts[var.id] = saved
+            self.ctx.consts[var.id] = saved
         return items
 
     def for_loop(self, s):
         if is_call_to(s.iter, "grid") or is_call_to(s.iter, "reduction"):
             return self.for_loop(self.grid_nest(s))
         if not isinstance(s.target, ast.Name):
-            self.error("a for loop needs one loop variable (several with `for i, j in "
-                       "grid(M, N)`)", s)
+            self.ctx.error("a for loop needs one loop variable (several with `for i, j in "
+                           "grid(M, N)`)", s)
         if s.orelse:
-            self.error("for/else is not supported", s)
+            self.ctx.error("for/else is not supported", s)
         if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Name)
                 and s.iter.func.id == "range" and 1 <= len(s.iter.args) <= 3):
-            self.error(f"loops must be `for x in range(...)`, got `{ast.unparse(s.iter)}`", s)
-        if s.target.id in self.vars or s.target.id in self.arrays:
-            self.error(f"loop variable '{s.target.id}' is already a local", s)
-        bounds = [self.const_value(a) for a in s.iter.args]
+            self.ctx.error(f"loops must be `for x in range(...)`, got `{ast.unparse(s.iter)}`", s)
+        if s.target.id in self.ctx.vars or s.target.id in self.ctx.arrays:
+            self.ctx.error(f"loop variable '{s.target.id}' is already a local", s)
+        bounds = [self.task.exprs.const_value(a) for a in s.iter.args]
         if any(b is None for b in bounds):
-            self.error("loop bounds must be compile-time expressions of sizes and grid indices",
-                       s)
+            self.ctx.error("loop bounds must be compile-time expressions of sizes and grid indices",
+                           s)
         r = range(*bounds)
         if len(r) == 0:
-            self.error(f"`{ast.unparse(s.iter)}` has no iterations", s)
-        if s.target.id in self.loops:
-            self.error(f"loop variable '{s.target.id}' is already the variable of an enclosing "
-                       "loop", s)
-        self.loops.append(s.target.id)
-        self.loop_values.append((r.start, r.step))
-        self.trips.append(len(r))
-        items = self.block(s.body)
-        self.loops.pop()
-        self.loop_values.pop()
-        self.trips.pop()
+            self.ctx.error(f"`{ast.unparse(s.iter)}` has no iterations", s)
+        if s.target.id in self.ctx.loops:
+            self.ctx.error(f"loop variable '{s.target.id}' is already the variable of an enclosing "
+                           "loop", s)
+        self.ctx.loops.append(s.target.id)
+        self.ctx.loop_values.append((r.start, r.step))
+        self.ctx.trips.append(len(r))
+        items = self.task.block(s.body)
+        self.ctx.loops.pop()
+        self.ctx.loop_values.pop()
+        self.ctx.trips.pop()
         return Loop(len(r), items, s)
 
     def grid_nest(self, s):
@@ -100,9 +115,9 @@ class LoopLowerer:
         names = s.target.elts if isinstance(s.target, ast.Tuple) else [s.target]
         if s.iter.keywords or len(s.iter.args) != len(names) or \
                 not all(isinstance(n, ast.Name) for n in names):
-            self.error(f"`for ... in grid(...)` needs one loop variable per size: "
-                       f"`for i, j in grid(M, N)`, got `{ast.unparse(s.target)}` for "
-                       f"{len(s.iter.args)} size(s)", s)
+            self.ctx.error(f"`for ... in grid(...)` needs one loop variable per size: "
+                           f"`for i, j in grid(M, N)`, got `{ast.unparse(s.target)}` for "
+                           f"{len(s.iter.args)} size(s)", s)
         body = s.body
         for name, size in reversed(list(zip(names, s.iter.args))):
             rng = ast.Call(ast.Name("range", ast.Load()), [size], [])

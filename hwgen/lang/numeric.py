@@ -33,19 +33,22 @@ def _wider(a, b):
 
 
 class NumericLowerer:
-    """Mixed into the expression lowerer, which provides ``vars``, ``tensors``, ``arrays``,
-    ``channels`` and ``error``."""
+    """The float side of a task body's expressions (``exprs.ExprLowerer`` calls it); the types
+    of locals, tensors, arrays and streams come from the task's ``context.TaskContext``."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
 
     def ftype(self, e):
         """The float format of IR expression ``e``, or None for an integer (or a Literal)."""
         if isinstance(e, VarRef):
-            t = self.vars[e.name]
+            t = self.ctx.vars[e.name]
         elif isinstance(e, Read):
-            t = next(t.dtype for t in self.tensors.values() if t.name == e.tensor)
+            t = next(t.dtype for t in self.ctx.tensors.values() if t.name == e.tensor)
         elif isinstance(e, Get):
-            t = self.channels[e.channel].dtype
+            t = self.ctx.channels[e.channel].dtype
         elif isinstance(e, ArrayRead):
-            t = self.arrays[e.array].dtype
+            t = self.ctx.arrays[e.array].dtype
         elif isinstance(e, FloatOp):
             t = None if e.op in floats.COMPARE else e.fmt
         elif isinstance(e, Convert):
@@ -62,8 +65,8 @@ class NumericLowerer:
     def float_binary(self, op, lhs, rhs, node):
         """``lhs op rhs`` where one side is a float: both sides in the wider format."""
         if op not in floats.ARITH and op not in floats.COMPARE:
-            self.error(f"`{ast.unparse(node)}`: this operator is not defined on float values; "
-                       "floats take + - * / and comparisons", node)
+            self.ctx.error(f"`{ast.unparse(node)}`: this operator is not defined on float values; "
+                           "floats take + - * / and comparisons", node)
         if isinstance(lhs, Literal) and isinstance(rhs, Literal):
             if op in floats.COMPARE:
                 return Const(int(floats.COMPARE[op](lhs.value, rhs.value)))
@@ -92,9 +95,9 @@ class NumericLowerer:
             if isinstance(dtype, FloatType):
                 return Const(floats.encode(e.value, dtype))
             if not float(e.value).is_integer():
-                self.error(f"the float constant {e.value!r} is used as an integer "
-                           f"({dtype.name}); write an integer, or declare the value as a float "
-                           "type such as float32", node)
+                self.ctx.error(f"the float constant {e.value!r} is used as an integer "
+                               f"({dtype.name}); write an integer, or declare the value as a float "
+                               "type such as float32", node)
             return Const(int(e.value))
         if src == dtype or (src is None and not isinstance(dtype, FloatType)):
             return e
@@ -108,6 +111,6 @@ class NumericLowerer:
         if not isinstance(e, Literal):
             return e
         if not float(e.value).is_integer():
-            self.error(f"the float constant {e.value!r} needs a float operand here; compare or "
-                       "combine it with a float value", node)
+            self.ctx.error(f"the float constant {e.value!r} needs a float operand here; compare or "
+                           "combine it with a float value", node)
         return Const(int(e.value))

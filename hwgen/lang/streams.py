@@ -10,56 +10,56 @@ from .fold import StreamUse, evaluate, iterations
 
 
 class StreamLowerer:
-    """Stream operands of a ``TaskLowerer``."""
+    """Resolves the stream operands of a task body's puts and gets to channels, recorded in the
+    task's ``context.TaskContext`` (and, in a folded program, the parser's fold state); stream
+    indices go through the ``task``'s expression lowerer (``body.TaskLowerer``)."""
 
-    fold = None             # the task's virtual grid, when it is folded onto ``self.grid``
-    n_fold = 0              # fold loops around the body (the outermost loops)
-
-    def folded_axes(self):
-        """The grid axes whose virtual instances share a physical one."""
-        return [d for d in range(len(self.grid)) if self.fold and self.fold[d] > self.grid[d]]
+    def __init__(self, ctx, task):
+        self.ctx, self.task = ctx, task
 
     def virtual_stream(self, name, elts, verb, stmt):
         """``name[elts]`` in a folded program: record which virtual stream it reaches on
         each fold iteration the enclosing branches allow; a provisional channel name."""
-        stype, decl_loc = self.streams[name]
-        index = [self.expr(e) for e in elts]
+        stype, decl_loc = self.ctx.streams[name]
+        index = [self.task.exprs.expr(e) for e in elts]
         nodes = [x for e in index for x in subexprs(e)]
         if any(not isinstance(x, (Const, LoopIndex, BinOp, Neg)) or
-               isinstance(x, LoopIndex) and x.depth >= self.n_fold for x in nodes):
-            self.error(_index_error(", ".join(map(ast.unparse, elts))), stmt)
+               isinstance(x, LoopIndex) and x.depth >= self.ctx.n_fold for x in nodes):
+            self.ctx.error(_index_error(", ".join(map(ast.unparse, elts))), stmt)
         targets = {}
-        for n in itertools.product(*(self.fold_iterations(d) for d in range(self.n_fold))):
+        for n in itertools.product(*(self.fold_iterations(d) for d in range(self.ctx.n_fold))):
             at = tuple(evaluate(e, n) for e in index)
             if len(at) != len(stype.shape) or any(not 0 <= i < s for i, s in zip(at, stype.shape)):
-                self.error(f"stream index {list(at)} is out of range for '{name}' of shape "
-                           f"{list(stype.shape)} (at virtual instance {self.virtual_pid(n)})",
-                           stmt)
-            vname = self.p.prefix + name + (f"[{','.join(map(str, at))}]" if at else "")
-            role = self.p.fold.ends.setdefault(vname, {})
+                self.ctx.error(f"stream index {list(at)} is out of range for '{name}' of shape "
+                               f"{list(stype.shape)} (at virtual instance {self.virtual_pid(n)})",
+                               stmt)
+            vname = self.ctx.parser.prefix + name + (f"[{','.join(map(str, at))}]" if at else "")
+            role = self.ctx.parser.fold.ends.setdefault(vname, {})
             other = role.get(verb)
-            if other is not None and other != self.name:
+            if other is not None and other != self.ctx.name:
                 role_name = "producers" if verb == "put" else "consumers"
-                self.error(f"stream '{vname}' has two {role_name}: {other} and {self.name}; a "
-                           "stream connects exactly one producer to one consumer", stmt)
-            role[verb] = self.name
+                self.ctx.error(f"stream '{vname}' has two {role_name}: {other} and "
+                               f"{self.ctx.name}; a stream connects exactly one producer to one "
+                               "consumer", stmt)
+            role[verb] = self.ctx.name
             targets[n] = vname
-        prov = f"{name}#{len(self.p.fold.uses)}"
-        self.p.fold.uses[prov] = StreamUse(verb, name, self.name, targets, self.p.loc(stmt))
-        self.channels[prov] = Channel(prov, StreamType(stype.dtype, stype.depth,
-                                                       block=stype.block), loc=decl_loc)
+        uses = self.ctx.parser.fold.uses
+        prov = f"{name}#{len(uses)}"
+        uses[prov] = StreamUse(verb, name, self.ctx.name, targets, self.ctx.parser.loc(stmt))
+        self.ctx.channels[prov] = Channel(prov, StreamType(stype.dtype, stype.depth,
+                                                           block=stype.block), loc=decl_loc)
         return prov
 
     def fold_iterations(self, d):
         """The iterations of fold loop ``d`` that the enclosing branches allow."""
-        its = iterations(self.trips[d])
-        return [i for i in its if all(p.allows(d, i, its.stop) for p in self.context)]
+        its = iterations(self.ctx.trips[d])
+        return [i for i in its if all(p.allows(d, i, its.stop) for p in self.ctx.context)]
 
     def virtual_pid(self, n):
         """The virtual grid position this instance runs on fold iteration ``n``."""
-        pid, k = list(self.pid), 0
-        for d in self.folded_axes():
-            pid[d] += self.grid[d] * n[k]
+        pid, k = list(self.ctx.pid), 0
+        for d in self.ctx.folded_axes():
+            pid[d] += self.ctx.grid[d] * n[k]
             k += 1
         return tuple(pid)
 
@@ -70,32 +70,32 @@ class StreamLowerer:
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
             name = node.value.id
             elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            if self.p.fold is not None and name in self.streams:
+            if self.ctx.parser.fold is not None and name in self.ctx.streams:
                 return self.virtual_stream(name, elts, verb, stmt)
-            index = tuple(self.const_value(e) for e in elts)
+            index = tuple(self.task.exprs.const_value(e) for e in elts)
             if any(i is None for i in index):
-                self.error(_index_error(ast.unparse(node.slice)), stmt)
+                self.ctx.error(_index_error(ast.unparse(node.slice)), stmt)
         else:
-            self.error(f"`{ast.unparse(node)}.{verb}()`: not a stream", stmt)
-        if name not in self.streams:
-            self.error(f"'{name}' is not a stream declared in the region", stmt)
-        if self.p.fold is not None:
+            self.ctx.error(f"`{ast.unparse(node)}.{verb}()`: not a stream", stmt)
+        if name not in self.ctx.streams:
+            self.ctx.error(f"'{name}' is not a stream declared in the region", stmt)
+        if self.ctx.parser.fold is not None:
             return self.virtual_stream(name, list(index), verb, stmt)
-        stype, decl_loc = self.streams[name]
+        stype, decl_loc = self.ctx.streams[name]
         if len(index) != len(stype.shape) or \
                 any(not 0 <= i < n for i, n in zip(index, stype.shape)):
-            self.error(f"stream index {list(index)} is out of range for '{name}' of shape "
-                       f"{list(stype.shape)}", stmt)
-        cname = self.p.prefix + name + (f"[{','.join(map(str, index))}]" if index else "")
-        chan = self.channels.setdefault(
+            self.ctx.error(f"stream index {list(index)} is out of range for '{name}' of shape "
+                           f"{list(stype.shape)}", stmt)
+        cname = self.ctx.parser.prefix + name + (f"[{','.join(map(str, index))}]" if index else "")
+        chan = self.ctx.channels.setdefault(
             cname, Channel(cname, StreamType(stype.dtype, stype.depth, block=stype.block),
                            loc=decl_loc))
         role = "producer" if verb == "put" else "consumer"
         other = getattr(chan, role)
-        if other is not None and other != self.name:
-            self.error(f"stream '{cname}' has two {role}s: {other} and {self.name}; a stream "
-                       f"connects exactly one producer to one consumer", stmt)
-        setattr(chan, role, self.name)
+        if other is not None and other != self.ctx.name:
+            self.ctx.error(f"stream '{cname}' has two {role}s: {other} and {self.ctx.name}; a "
+                           f"stream connects exactly one producer to one consumer", stmt)
+        setattr(chan, role, self.ctx.name)
         return cname
 
 
