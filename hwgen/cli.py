@@ -119,24 +119,24 @@ def cmd_build(args):
     if shared:
         print("  modules of one kind built once: " + ", ".join(
             f"{n} {stem} as {k}" for stem, (n, k) in sorted(shared.items())))
-    _say_if_ports_bound(info.to_json(), args.lanes == "auto")
+    _say_if_ports_bound(info, args.lanes == "auto")
     return 0
 
 
 def _say_if_ports_bound(info, auto_lanes):
-    """When moving a port's beats, not the array, sets the interval, say which port and why."""
+    """When moving a port's beats, not the array, sets the interval, say which port and why
+    (``info``: the design's ``Manifest``)."""
     from .host import beats
-    array, interval = info["schedule"]["array_cycles"], info["interval_cycles"]
+    array, interval = info.schedule.array_cycles, info.interval_cycles
     # A load takes one cycle a beat; a drain one more (design.json: interval_cycles).
-    count = {p["name"]: beats(p["shape"], p["lanes"], p.get("row_pad", 0))
-             for p in info["ports"]}
-    bound = [p for p in info["ports"] if count[p["name"]] + (p["dir"] == "out") == interval]
+    count = {p: beats(p.shape, p.lanes, p.row_pad) for p in info.ports}
+    bound = [p for p in info.ports if count[p] + (p.dir == "out") == interval]
     if interval <= array or not bound:
         return
     port = bound[0]
     print(f"  note: the host ports bound the interval: the array could take a problem every "
-          f"{array} cycles, but {port['name']} moves {count[port['name']]} beats of "
-          f"{port['lanes']} element(s) per problem"
+          f"{array} cycles, but {port.name} moves {count[port]} beats of "
+          f"{port.lanes} element(s) per problem"
           + (" (the most lanes that fit its layout)" if auto_lanes else
              "; --lanes auto chooses enough lanes where the layout allows"))
 
@@ -306,9 +306,9 @@ def cmd_demo(args):
     steps(f"Yosys + nextpnr for {args.device}")
     workdir = os.path.join(out, f"timing_{args.device}")
     os.makedirs(workdir, exist_ok=True)
-    for v in info["verilog"]:
+    for v in info.verilog:
         shutil.copy(os.path.join(out, v), workdir)
-    t = timing(workdir, info["verilog"], info["top"], args.device, seeds=(1,))
+    t = timing(workdir, list(info.verilog), info.top, args.device, seeds=(1,))
     print()
     for line in summary(sim):
         print(line)
@@ -318,8 +318,8 @@ def cmd_demo(args):
     run = sim["tests"].get("no_stall", {})
     cycles, gaps = run.get("cycles", []), run.get("intervals", [])
     print(f"\nSUMMARY {graph.name} {graph.params}: {'PASS' if ok else 'FAIL'} | first problem "
-          f"{cycles[0] if cycles else '-'} cycles vs expected {info['expected_cycles']} | back to "
-          f"back {gaps[-1] if gaps else '-'} cycles/problem vs interval {info['interval_cycles']} | "
+          f"{cycles[0] if cycles else '-'} cycles vs expected {info.expected_cycles} | back to "
+          f"back {gaps[-1] if gaps else '-'} cycles/problem vs interval {info.interval_cycles} | "
           f"Fmax {t['fmax_mhz']:.1f} MHz on {args.device} | LUT {u['LUT']} FF {u['FF']} "
           f"DSP {u['DSP']} BRAM {u['BRAM']} ({pes} PEs: {u['LUT'] / pes:.0f} LUT, "
           f"{u['FF'] / pes:.0f} FF, {u['DSP'] / pes:.2f} DSP per PE)")

@@ -8,22 +8,21 @@
     with Accelerator.open("build/gemm_os/bitstream_ulx3s-85f/design.json", "/dev/ttyUSB0") as acc:
         C = acc.run(A=a, B=b)["C"]
 
-The design sits behind the UART bridge (`hwgen.rtl.bridge`) and speaks `hwgen.protocol`. The
-driver sends every input tensor in frames of at most a chunk, at most ``WINDOW`` (2)
-unacknowledged frames per port (the bridge acknowledges when its buffer has room for two
-more), sends its
-unacknowledged frames again when the bridge answers with an error or stays silent, and collects
-the outputs. Several problems are pipelined: ``run_many`` keeps every port busy across them.
+The design sits behind the UART bridge (`hwgen.rtl.bridge`) and speaks `hwgen.protocol`. The driver
+sends every input tensor in frames of at most a chunk, at most ``WINDOW`` (2) unacknowledged frames
+per port (the bridge acknowledges when its buffer has room for two more), sends its unacknowledged
+frames again when the bridge answers with an error or stays silent, and collects the outputs.
+Several problems are pipelined: ``run_many`` keeps every port busy across them.
 """
-import json
-import math
 import os
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import HwgenError
-from .host import element_type, join_tiles, split_tiles
+from .flow.manifest import Manifest
+from .host import element_type, join_tiles, split_tiles, tile_order
 from .protocol import (ACK, ERROR, ERRORS, OVERHEAD, WINDOW, Decoder, frame, from_bytes,
                        to_bytes)
 
@@ -55,13 +54,34 @@ class SerialLine:
         self._port.close()
 
 
+@dataclass(frozen=True)
+class HostPort:
+    """One tensor as the driver moves it: its port of the design (``manifest.Port``) and its
+    entry on the bridge (``manifest.BridgePort``)."""
+    name: str
+    dir: str
+    dtype: str
+    shape: tuple
+    id: int
+    element_bytes: int
+    chunk: int
+
+    @classmethod
+    def of(cls, port, bridge):
+        """The ``manifest.Port`` ``port`` with its entry on ``bridge``."""
+        link = bridge.port(port.name, port.dir)
+        return cls(port.name, port.dir, port.dtype, port.shape, link.id, link.element_bytes,
+                   link.chunk)
+
+
 class Accelerator:
     """A bridged design: ``run(**inputs)`` on numpy arrays returns its outputs.
 
     Parameters
     ----------
-    manifest : dict
-        design.json of a bridged design (it has a ``bridge`` key).
+    manifest : Manifest or dict
+        design.json of a bridged design (it has a ``bridge``), as a ``flow.manifest.Manifest``
+        or the file's dict.
     line : transport
         ``write(bytes)``, ``read(timeout) -> bytes``, ``now() -> seconds``, ``close()``.
     timeout : float
@@ -73,15 +93,16 @@ class Accelerator:
     """
 
     def __init__(self, manifest, line, timeout=1.0, retries=5, progress=False):
+        if isinstance(manifest, dict):
+            manifest = Manifest.from_json(manifest)
         _check_bridged(manifest)
         self.manifest, self.line, self.timeout, self.retries = manifest, line, timeout, retries
         self.progress = progress
-        self._byte_time = 10 / manifest["bridge"]["baud"]     # start, 8 data and stop bits
-        chunks = {(p["name"], p["dir"]): p for p in manifest["bridge"]["ports"]}
-        self.ports = [dict(p, **chunks[p["name"], p["dir"]]) for p in manifest["ports"]]
-        self.inputs = [p for p in self.ports if p["dir"] == "in"]
-        self.outputs = [p for p in self.ports if p["dir"] == "out"]
-        self._seq = {p["id"]: 0 for p in self.ports}
+        self._byte_time = 10 / manifest.bridge.baud     # start, 8 data and stop bits
+        self.ports = [HostPort.of(p, manifest.bridge) for p in manifest.ports]
+        self.inputs = [p for p in self.ports if p.dir == "in"]
+        self.outputs = [p for p in self.ports if p.dir == "out"]
+        self._seq = {p.id: 0 for p in self.ports}
         self.errors = []            # error codes the bridge answered with, in order
         self._line_free = 0.0
         self.stats = {}             # of the last run: `_account`
@@ -92,7 +113,7 @@ class Accelerator:
         """The bitstream's design (its design.json) on a board at serial ``port``."""
         manifest = _read_manifest(design_json)
         _check_bridged(manifest)
-        return cls(manifest, SerialLine(port, manifest["bridge"]["baud"]), **kwargs)
+        return cls(manifest, SerialLine(port, manifest.bridge.baud), **kwargs)
 
     @classmethod
     def simulate(cls, design, params=None, array=None, brams=None, line="bytes", **kwargs):
@@ -110,18 +131,18 @@ class Accelerator:
             build = {"params": params, "array": array, "brams": brams}
             if source.endswith(".json"):
                 manifest = _read_manifest(source)
-                if "source" not in manifest:
+                if "source" not in manifest.extra:
                     raise HwgenError(f"{source} does not record its program ('source'); "
                                      "simulate the program file instead")
-                source = manifest["source"]
-                build = manifest.get("build", {"params": manifest["params"]})
+                source = manifest.extra["source"]
+                build = manifest.extra.get("build", {"params": manifest.params})
             given = {k: v for k, v in build.items() if v is not None}
             if "array" in given:
                 given["array"] = tuple(given["array"])         # a JSON list
             design = load_design(source, **given)
         info, transport = simulate(design, source=source, build=build, line=line)
         # Silence worth a few problems or 400 bytes of simulated time, not a board's second.
-        kwargs.setdefault("timeout", max(4000, 4 * info["expected_cycles"]) / transport.clock_hz)
+        kwargs.setdefault("timeout", max(4000, 4 * info.expected_cycles) / transport.clock_hz)
         return cls(info, transport, **kwargs)
 
     @classmethod
@@ -161,64 +182,62 @@ class Accelerator:
         problems = list(problems)
         if not problems:
             raise HwgenError("run_many needs at least one problem")
-        tiles = self.manifest.get("tiles")
+        tiles = self.manifest.tiles
         if not tiles:
             return self._run_blocks(problems)
-        blocks = [split_tiles(tiles, {p["name"]: self._checked(inputs, p, tiles)
-                                      for p in self.inputs})
-                  for inputs in problems]
+        blocks = [split_tiles(tiles, {p.name: self._checked(x, p, whole=True) for p in self.inputs})
+                  for x in problems]
         outs = self._run_blocks([b for per in blocks for b in per])
         n = len(blocks[0])
         return [join_tiles(tiles, outs[k * n:(k + 1) * n]) for k in range(len(problems))]
 
     def _run_blocks(self, problems):
         """Problems of the design itself (tensors at its ports' shapes), back to back."""
-        queues = {p["id"]: [] for p in self.inputs}
+        queues = {p.id: [] for p in self.inputs}
         for inputs in problems:
             for p in self.inputs:
-                data = to_bytes(self._checked(inputs, p), p["dtype"])
-                size = p["chunk"] * p["element_bytes"]
-                queues[p["id"]] += [data[k:k + size] for k in range(0, len(data), size)]
-            extra = set(inputs) - {p["name"] for p in self.inputs}
+                data = to_bytes(self._checked(inputs, p), p.dtype)
+                size = p.chunk * p.element_bytes
+                queues[p.id] += [data[k:k + size] for k in range(0, len(data), size)]
+            extra = set(inputs) - {p.name for p in self.inputs}
             if extra:
                 raise HwgenError(f"unknown input(s) {sorted(extra)}; the design takes "
-                                 + ", ".join(p["name"] for p in self.inputs))
+                                 + ", ".join(p.name for p in self.inputs))
         received = self._exchange(queues, len(problems))
         results = []
         for n in range(len(problems)):
             out = {}
             for p in self.outputs:
-                size = int(np.prod(p["shape"])) * p["element_bytes"]
-                out[p["name"]] = from_bytes(received[p["id"]][n * size:(n + 1) * size],
-                                            p["dtype"], p["shape"])
+                size = int(np.prod(p.shape)) * p.element_bytes
+                out[p.name] = from_bytes(received[p.id][n * size:(n + 1) * size], p.dtype,
+                                         p.shape)
             results.append(out)
         return results
 
-    def _checked(self, inputs, port, tiles=None):
-        """Input ``port``'s array in ``inputs``, checked: at the port's shape (with ``tiles``,
-        the whole tensor's), within its type."""
-        name = port["name"]
-        shape = tuple((tiles["tensors"][name] if tiles else port)["shape"])
+    def _checked(self, inputs, port, whole=False):
+        """Input ``port``'s array in ``inputs``, checked: at the port's shape (``whole``: the
+        whole tensor's of a tiled design, ``Manifest.whole_shape``), within its type."""
+        name = port.name
+        shape = self.manifest.whole_shape(name) if whole else port.shape
         if name not in inputs:
-            raise HwgenError(f"missing input {name!r} (shape {shape}, {port['dtype']})")
+            raise HwgenError(f"missing input {name!r} (shape {shape}, {port.dtype})")
         value = np.asarray(inputs[name])
         if value.shape != shape or not np.issubdtype(value.dtype, np.integer):
             raise HwgenError(f"input {name!r} must be an integer array of shape {shape}, "
                              f"not {value.dtype} {value.shape}")
-        low, high = _value_range(port["dtype"])
+        low, high = _value_range(port.dtype)
         if value.size and (value.min() < low or value.max() > high):
-            raise HwgenError(f"input {name!r} has values outside {port['dtype']} "
+            raise HwgenError(f"input {name!r} has values outside {port.dtype} "
                              f"({low}..{high}): {value.min()}..{value.max()}")
         return value
 
     def _exchange(self, queues, problems):
         """Send every queued frame, ``WINDOW`` unacknowledged per port, and collect the
         outputs."""
-        want = {p["id"]: problems * int(np.prod(p["shape"])) * p["element_bytes"]
-                for p in self.outputs}
+        want = {p.id: problems * int(np.prod(p.shape)) * p.element_bytes for p in self.outputs}
         received = {i: bytearray() for i in want}
         outstanding = {i: [] for i in queues}      # (seq, frame) not yet acknowledged
-        decoder = Decoder(max_payload=self.manifest["bridge"]["chunk_bytes"])
+        decoder = Decoder(max_payload=self.manifest.bridge.chunk_bytes)
         start = self.line.now()
         heard, retries = start, 0
         sent = {"frames": 0, "payload": sum(len(c) for q in queues.values() for c in q),
@@ -268,7 +287,7 @@ class Accelerator:
                 sent["last_ack"] = self.line.now()
         elif f.id in received:
             if f.seq != self._seq[f.id]:
-                raise HwgenError(f"output frame {f.seq} of {self.ports[f.id]['name']} arrived "
+                raise HwgenError(f"output frame {f.seq} of {self.ports[f.id].name} arrived "
                                  f"where {self._seq[f.id]} was expected: a frame was lost")
             self._seq[f.id] = (self._seq[f.id] + 1) % 256
             received[f.id] += f.payload
@@ -292,9 +311,9 @@ class Accelerator:
         self.line.write(data)
 
     def _stuck(self, received, want, outstanding):
-        waiting = [f"{self.ports[i]['name']}: {len(received[i])} of {n} bytes"
+        waiting = [f"{self.ports[i].name}: {len(received[i])} of {n} bytes"
                    for i, n in want.items() if len(received[i]) < n]
-        unacked = [self.ports[i]["name"] for i, e in outstanding.items() if e]
+        unacked = [self.ports[i].name for i, e in outstanding.items() if e]
         errors = ", ".join(ERRORS.get(c, str(c)) for c in self.errors[-3:]) or "none"
         return (f"no answer from the bridge for {self.timeout} s, {self.retries} times: outputs "
                 f"waiting ({'; '.join(waiting) or 'none'}), frames unacknowledged "
@@ -304,8 +323,7 @@ class Accelerator:
         """``stats``: bytes and seconds of the last run (``problem_seconds``: when each of its
         problems' outputs were all in, from the run's start), and the line's share of its rate;
         ``total``: the sums over every run."""
-        bridge = self.manifest["bridge"]
-        line_rate = bridge["baud"] / 10
+        line_rate = self.manifest.bridge.baud / 10
         inputs = max(sent["last_ack"] - start, 1e-12)
         out = sum(len(r) for r in received.values())
         outputs = max(self.line.now() - (sent["first_out"] or start), 1e-12)
@@ -333,7 +351,7 @@ def _value_range(dtype):
 
 
 def _check_bridged(manifest):
-    if "bridge" not in manifest:
+    if manifest.bridge is None:
         raise HwgenError("this design.json has no 'bridge' key: build the design with the "
                          "bridge (make bitstream or make run) and use that design.json")
 
@@ -342,11 +360,7 @@ def _read_manifest(path):
     if not os.path.exists(path):
         raise HwgenError(f"{path} does not exist: build the design first (make bitstream or "
                          "make run writes it)")
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise HwgenError(f"{path} is not a readable design.json: {e}") from None
+    return Manifest.read(path)
 
 
 def exercise(acc, graph, problems=5, seed=0, say=print):
@@ -355,14 +369,12 @@ def exercise(acc, graph, problems=5, seed=0, say=print):
     Returns whether every problem matched."""
     from .flow.tiles import run_whole
     rng = np.random.default_rng(seed)
-    tiles = acc.manifest.get("tiles")
     cases = []
     for _ in range(problems):
         inputs = {}
         for p in acc.inputs:
-            low, high = _value_range(p["dtype"])
-            shape = (tiles["tensors"][p["name"]] if tiles else p)["shape"]
-            inputs[p["name"]] = rng.integers(low, high + 1, size=shape)
+            low, high = _value_range(p.dtype)
+            inputs[p.name] = rng.integers(low, high + 1, size=acc.manifest.whole_shape(p.name))
         cases.append(inputs)
     outputs = acc.run_many(cases)
     good = True
@@ -371,9 +383,9 @@ def exercise(acc, graph, problems=5, seed=0, say=print):
         wrong = [name for name in got if not np.array_equal(got[name], want[name])]
         good &= not wrong
         say(f"problem {n}: " + ("PASS" if not wrong else f"FAIL ({', '.join(wrong)} differ)"))
-    s, bridge = acc.stats, acc.manifest["bridge"]
-    per = math.prod(loop["count"] for loop in tiles["loops"]) if tiles else 1
-    compute = problems * per * acc.manifest["interval_cycles"] / bridge["clock_hz"]
+    s, bridge, tiles = acc.stats, acc.manifest.bridge, acc.manifest.tiles
+    per = len(tile_order(tiles)) if tiles else 1
+    compute = problems * per * acc.manifest.interval_cycles / bridge.clock_hz
     say(f"{s['payload_bytes_in']} payload bytes in ({s['frames_sent']} frames, "
         f"{s['frames_resent']} sent again), {s['payload_bytes_out']} out, in {s['seconds']:.4f} s "
         f"of the line's time: {problems / s['seconds']:.1f} problems/s")
@@ -381,6 +393,6 @@ def exercise(acc, graph, problems=5, seed=0, say=print):
     say(f"payload rate: in {s['input_bytes_per_s'] / 1e3:.1f} kB/s "
         f"({s['input_bytes_per_s'] / line:.1%}), out {s['output_bytes_per_s'] / 1e3:.1f} kB/s "
         f"({s['output_bytes_per_s'] / line:.1%}) of the {line / 1e3:.0f} kB/s line "
-        f"({bridge['baud'] / 1e6:g} Mbaud); the design computes {compute * 1e6:.1f} us of the "
+        f"({bridge.baud / 1e6:g} Mbaud); the design computes {compute * 1e6:.1f} us of the "
         f"{s['seconds'] * 1e6:.0f} us ({compute / s['seconds']:.2%}), the rest is transfer")
     return good

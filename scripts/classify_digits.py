@@ -68,7 +68,7 @@ def main(argv=None):
           f", accuracy {np.mean(got == labels):.3f}")
     print(f"{wall:.0f} s, {len(images) / wall:.2f} images/s "
           f"({acc.stats['seconds'] * 1e3:.1f} ms of the line's time)")
-    per_image = acc.manifest["interval_cycles"] / args.batch
+    per_image = acc.manifest.interval_cycles / args.batch
     if args.fmax:
         print(f"at {args.fmax:g} MHz: {args.fmax * 1e6 / per_image:,.0f} images/s "
               f"({per_image:.0f} cycles an image back to back)")

@@ -3,6 +3,7 @@ back to back equal the interpreter for three examples, large payloads move at th
 and every wrong use is a clear error."""
 import json
 import os
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -32,7 +33,7 @@ def test_the_byte_line_equals_the_uart_in_a_tenth_of_the_cycles():
         with Accelerator.simulate(example("producer_consumer"), {"N": 512}, line=line) as acc:
             assert np.array_equal(acc.run(A=a)["B"], (a * 3 + 1).cumsum())
             seconds[line] = acc.stats["seconds"]
-            assert acc.manifest["bridge"]["divisor"] == (4 if line == "uart" else None)
+            assert acc.manifest.bridge.divisor == (4 if line == "uart" else None)
     assert 8 <= seconds["uart"] / seconds["bytes"] <= 10
 
 
@@ -87,9 +88,11 @@ def test_large_payloads_move_within_ten_percent_of_the_line_rate():
 def test_a_design_json_records_its_source_and_simulates(tmp_path):
     with Accelerator.simulate(example("gemm_os"), {"M": 2, "N": 2, "K": 3}) as acc:
         manifest = acc.manifest
-    assert manifest["bridge"]["baud"] == 3e7 and manifest["ports"][0]["name"] == "A"
+    assert manifest.bridge.baud == 3e7 and manifest.ports[0].name == "A"
+    assert [(p.name, p.dir, p.id) for p in manifest.bridge.ports] == \
+        [("A", "in", 0), ("B", "in", 1), ("C", "out", 2)]
     path = tmp_path / "design.json"
-    path.write_text(json.dumps(manifest))
+    manifest.write(path)
     a, b = np.ones((2, 3), dtype=int), np.full((3, 2), -2)
     with Accelerator.simulate(str(path)) as acc:
         assert np.array_equal(acc.run(A=a, B=b)["C"], a @ b)
@@ -113,21 +116,29 @@ def test_wrong_inputs_are_clear_errors():
 
 
 def test_wrong_design_files_and_ports_are_clear_errors(tmp_path, capsys):
+    with Accelerator.simulate(example("gemm_os"), {"M": 2, "N": 2, "K": 3}) as acc:
+        bridged = acc.manifest
     with pytest.raises(HwgenError, match="does not exist"):
         Accelerator.open(str(tmp_path / "none.json"), "/dev/ttyUSB9")
     (tmp_path / "broken.json").write_text("{")
-    with pytest.raises(HwgenError, match="not a readable design.json"):
+    with pytest.raises(HwgenError, match="is not JSON"):
         Accelerator.open(str(tmp_path / "broken.json"), "/dev/ttyUSB9")
-    (tmp_path / "plain.json").write_text(json.dumps({"ports": []}))
+    (tmp_path / "bare.json").write_text(json.dumps({"ports": [], "bridge": {"baud": 3e6}}))
+    with pytest.raises(HwgenError, match="has no key 'verilog'"):
+        Accelerator.open(str(tmp_path / "bare.json"), "/dev/ttyUSB9")
+    replace(bridged, bridge=None, extra={}).write(tmp_path / "plain.json")
     with pytest.raises(HwgenError, match="no 'bridge' key"):
         Accelerator.open(str(tmp_path / "plain.json"), "/dev/ttyUSB9")
     with pytest.raises(HwgenError, match="does not record its program"):
         Accelerator.simulate(str(tmp_path / "plain.json"))
     with pytest.raises(HwgenError, match="block RAM budget must be a whole number"):
         Accelerator.simulate(example("gemm_os"), {"M": 8, "N": 8, "K": 8}, array=(4, 4), brams=-1)
-    (tmp_path / "bridged.json").write_text(json.dumps({"ports": [], "bridge": {"baud": 3e6}}))
+    bridged.write(tmp_path / "bridged.json")
     with pytest.raises(HwgenError, match="cannot open serial port '/dev/ttyUSB9'"):
         Accelerator.open(str(tmp_path / "bridged.json"), "/dev/ttyUSB9")
+    other = replace(bridged.bridge, ports=bridged.bridge.ports[:2])     # no C
+    with pytest.raises(HwgenError, match="the bridge has no out port 'C'"):
+        Accelerator(replace(bridged, bridge=other), acc.line)
     assert main(["run", example("gemm_os"), "--params", "M=0", "--port", "sim"]) == 2
     assert "must be a positive integer" in capsys.readouterr().err
 
@@ -151,7 +162,7 @@ def test_a_silent_line_is_a_clear_error_not_a_hang():
     line.t = 0.0
     with Accelerator.simulate(example("gemm_os"), {"M": 2, "N": 2, "K": 3}) as sim:
         manifest = sim.manifest
-    acc = Accelerator(manifest, line, timeout=0.01, retries=2)
+    acc = Accelerator(manifest.to_json(), line, timeout=0.01, retries=2)    # design.json's dict
     with pytest.raises(HwgenError, match=r"no answer from the bridge .*\(C: 0 of 16 bytes\)"):
         acc.run(A=np.ones((2, 3), dtype=int), B=np.ones((3, 2), dtype=int))
 
@@ -162,12 +173,12 @@ def test_a_tiled_design_runs_on_whole_tensors_through_the_bridge(tmp_path):
     params = {"M": 4, "N": 30, "K": 16}
     graph = load_design(example("gemm_os"), params, array=(4, 4), brams=4)
     with Accelerator.simulate(example("gemm_os"), params, array=(4, 4), brams=4) as acc:
-        assert acc.manifest["tiles"] == graph.tiles
+        assert acc.manifest.tiles == graph.tiles
         path = tmp_path / "design.json"
-        path.write_text(json.dumps(acc.manifest))
+        acc.manifest.write(path)
         with Accelerator.simulate(str(path)) as again:
-            assert again.manifest["tiles"] == graph.tiles
-            assert again.manifest["params"] == graph.params
+            assert again.manifest.tiles == graph.tiles
+            assert again.manifest.params == graph.params
         assert exercise(acc, graph, problems=1, seed=2, say=lambda text: None)
         with pytest.raises(HwgenError, match=r"input 'A' must be an integer array of shape "
                                              r"\(4, 16\)"):

@@ -138,8 +138,8 @@ class SimulatedLine:
 
 def simulate(graph, source=None, build=None, clock_hz=CLOCK_HZ, divisor=DIVISOR, chunk=256,
              timeout=None, line="uart"):
-    """The bridged design of ``graph`` in simulation: (design.json's dictionary with its
-    ``bridge`` key, a `SimulatedLine`); ``source``, ``build``: the program file and the
+    """The bridged design of ``graph`` in simulation: (its ``manifest.Manifest``, which has a
+    ``bridge``; a `SimulatedLine`); ``source``, ``build``: the program file and the
     ``load_design`` arguments it was built with, recorded for a reload; ``line``: "uart" (bit
     by bit) or "bytes" (whole bytes, no UART)."""
     if line not in LINES:
@@ -149,4 +149,4 @@ def simulate(graph, source=None, build=None, clock_hz=CLOCK_HZ, divisor=DIVISOR,
     extra = {} if source is None else {"source": os.path.abspath(source), "build": build}
     bridge = Bridge.from_json(dut.manifest(clock_hz, byte_clocks=BYTE_CLOCKS))
     info = replace(design_manifest(dut.top, []), bridge=bridge, extra=extra)  # no Verilog written
-    return info.to_json(), SimulatedLine(dut, clock_hz)
+    return info, SimulatedLine(dut, clock_hz)

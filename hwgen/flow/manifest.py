@@ -50,6 +50,17 @@ class Schedule:
 
 
 @dataclass(frozen=True)
+class BridgePort:
+    """One host port on the bridge: its frames' ``id`` (the port's index in the manifest's
+    ``ports``), bytes per element and at most ``chunk`` elements per frame."""
+    name: str
+    dir: str                    # "in" or "out"
+    id: int
+    element_bytes: int
+    chunk: int
+
+
+@dataclass(frozen=True)
 class Bridge:
     """The UART host bridge a board's design sits behind (``rtl.bridge``)."""
     clock_hz: int
@@ -58,12 +69,20 @@ class Bridge:
     timeout_cycles: int
     chunk_bytes: int
     window: int
-    ports: tuple                # dicts: name, dir, id, element_bytes, chunk
+    ports: tuple                # BridgePort
 
     @classmethod
     def from_json(cls, data):
         """The bridge of ``design.json``'s ``bridge`` dict (``rtl.bridge.Bridged.manifest``)."""
-        return cls(**dict(data, ports=tuple(data["ports"])))
+        return cls(**dict(data, ports=tuple(BridgePort(**p) for p in data["ports"])))
+
+    def port(self, name, direction):
+        """The bridge's entry for the host port ``name`` of ``direction``."""
+        for p in self.ports:
+            if (p.name, p.dir) == (name, direction):
+                return p
+        raise HwgenError(f"the bridge has no {direction} port {name!r}: is design.json's "
+                         "bridge that of its design?")
 
 
 @dataclass(frozen=True)
@@ -91,6 +110,11 @@ class Manifest:
                 return p
         raise HwgenError(f"design {self.top!r} has no port {name!r}; its ports are "
                          + ", ".join(sorted({p.name for p in self.ports})))
+
+    def whole_shape(self, name):
+        """The shape of tensor ``name`` as the host gives or takes it: in a tiled design the
+        whole problem's (``tiles``), otherwise its port's."""
+        return tuple(self.tiles["tensors"][name]["shape"]) if self.tiles else self.port(name).shape
 
     def to_json(self):
         """The dict ``design.json`` holds."""
@@ -121,6 +145,8 @@ class Manifest:
             values["schedule"] = Schedule(**data["schedule"])
             if "bridge" in data:
                 values["bridge"] = Bridge.from_json(data["bridge"])
+            if data.get("tiles"):
+                _check_tiles(data["tiles"], values["ports"])
             return cls(**values, extra={k: v for k, v in data.items() if k not in known})
         except KeyError as e:
             raise HwgenError(f"{where} has no key {e.args[0]!r}: is it a hwgen design.json?") \
@@ -145,6 +171,15 @@ class Manifest:
         with open(path, "w") as f:
             json.dump(self.to_json(), f, indent=1)
             f.write("\n")
+
+
+def _check_tiles(tiles, ports):
+    """Look up what the host reads of ``tiles``, a KeyError or TypeError where it is missing:
+    each loop's parameter, count and size, and each port's whole shape and dimensions."""
+    for loop in tiles["loops"]:
+        loop["param"], loop["count"], loop["size"]
+    for p in ports:
+        tiles["tensors"][p.name]["shape"], tiles["tensors"][p.name]["dims"]
 
 
 def _plain(value):

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import HwgenError
 from ..ir.interp import in_range
 from . import verilog
+from .manifest import Manifest
 from .tiles import run_whole, whole
 
 SIM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -25,8 +26,11 @@ VERILATOR_CXX_OPT = "-O0"
 
 def choose_simulator(info, instances, problems):
     """``(simulator, why)`` for ``sim="auto"``: Icarus for small designs and short runs (when
-    installed), Verilator otherwise. ``info`` is the design's manifest."""
-    work = instances * (info["expected_cycles"] + (problems - 1) * info["interval_cycles"])
+    installed), Verilator otherwise. ``info`` is the design's ``Manifest`` (or design.json's
+    dict)."""
+    if isinstance(info, dict):
+        info = Manifest.from_json(info)
+    work = instances * (info.expected_cycles + (problems - 1) * info.interval_cycles)
     if work <= ICARUS_UP_TO and shutil.which("iverilog"):
         return "icarus", f"{work:,} PE-cycles: Icarus is fastest for a run this small"
     return "verilator", (f"{work:,} PE-cycles: Verilator is fastest for a run this large"
@@ -103,7 +107,7 @@ def simulate(graph, out_dir, sim="auto", problems=3, seed=0, tests=None, lanes=N
     info = verilog.write(graph, out_dir, lanes=lanes, step=step, target=target)
     why = ""
     if sim == "auto":
-        sim, why = choose_simulator(info.to_json(), len(graph.instances), problems)
+        sim, why = choose_simulator(info, len(graph.instances), problems)
         why = f"; auto: {why}"
     if step:
         step(f"compiling and simulating {graph.name} {graph.params} on {sim} ({problems} "
@@ -116,15 +120,14 @@ def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None
     """Run the testbench on the design described by ``out_dir/design.json`` (any design with
     that host interface), with golden outputs from ``graph``'s interpreter (``vectors``, or
     `make_vectors` anew). ``budget`` overrides the testbench's cycle budget (tests of the
-    stuck-run report use it)."""
+    stuck-run report use it). The report's ``design`` is the design's ``Manifest``."""
     if sim not in SIMULATORS:
         raise HwgenError(f"unknown simulator {sim!r}; use one of {', '.join(SIMULATORS)}")
     from cocotb_tools.runner import get_runner
     from cocotb_tools.check_results import get_results
 
     out_dir = os.path.abspath(out_dir)
-    with open(os.path.join(out_dir, "design.json")) as f:
-        info = json.load(f)
+    info = Manifest.read(os.path.join(out_dir, "design.json"))
     if vectors is None:
         vectors = make_vectors(graph, problems, seed)
     np.savez(os.path.join(out_dir, "vectors.npz"), **vectors)
@@ -142,7 +145,7 @@ def run_manifest(out_dir, graph, sim="verilator", problems=3, seed=0, tests=None
     if os.path.exists(xml):
         os.remove(xml)
     try:
-        runner.test(test_module="stream_tb", hdl_toplevel=info["top"],
+        runner.test(test_module="stream_tb", hdl_toplevel=info.top,
                     hdl_toplevel_lang="verilog", test_dir=test_dir,
                     build_dir=build_dir, testcase=tests, results_xml=xml,
                     extra_env={"HWGEN_DESIGN_DIR": out_dir, "HWGEN_SEED": str(seed + 7),
@@ -176,15 +179,15 @@ def _build(runner, sim, out_dir, info):
         build_args = ["-g2005"]
     build_dir = os.path.join(out_dir, f"sim_build_{sim}")
     build_log = os.path.join(build_dir, "build.log")
-    sources = [os.path.join(out_dir, v) for v in info["verilog"]]
+    sources = [os.path.join(out_dir, v) for v in info.verilog]
     stamp = os.path.join(build_dir, "hwgen_build_key")
-    key = build_key(sim, info["top"], sources, build_args)
+    key = build_key(sim, info.top, sources, build_args)
     if _read(stamp) == key:
         return build_dir
     if os.path.exists(stamp):
         os.remove(stamp)
     try:
-        runner.build(sources=sources, hdl_toplevel=info["top"], build_dir=build_dir,
+        runner.build(sources=sources, hdl_toplevel=info.top, build_dir=build_dir,
                      build_args=build_args, timescale=("1ns", "1ps"), always=True,
                      log_file=build_log)
     except RuntimeError as e:
@@ -226,10 +229,10 @@ def summary(result):
         status = "PASS" if r["pass"] else "FAIL"
         cyc = ", ".join(map(str, r["cycles"])) or "-"
         gaps = ", ".join(map(str, r.get("intervals", []))) or "-"
-        lines.append(f"{status} {info['top']} {name} on {sim}: {r['problems']} problems back to "
+        lines.append(f"{status} {info.top} {name} on {sim}: {r['problems']} problems back to "
                      f"back; first problem {r['cycles'][0] if r['cycles'] else '-'} cycles "
                      f"(expected_cycles {r['expected_cycles']}); cycles between problems [{gaps}]"
-                     f" (interval_cycles {info.get('interval_cycles', '-')}); per-problem latency "
+                     f" (interval_cycles {info.interval_cycles}); per-problem latency "
                      f"[{cyc}]" + (f" — {r['detail']}" if r["detail"] else ""))
     if result["failed"] or not result["tests"]:
         lines.append(f"FAIL: {result['failed']} of {result['total']} cocotb tests failed; "

@@ -89,4 +89,4 @@ def test_cocotb(tmp_path, case, sim):
     text = "\n".join(summary(result))
     assert result["failed"] == 0 and result["total"] == 2, text
     assert all(t["pass"] for t in result["tests"].values()), text
-    assert result["tests"]["no_stall"]["cycles"][0] == result["design"]["expected_cycles"], text
+    assert result["tests"]["no_stall"]["cycles"][0] == result["design"].expected_cycles, text

@@ -3,14 +3,17 @@ out again unchanged; bad files are clear errors."""
 import glob
 import json
 import os
+from dataclasses import replace
 
 import pytest
 
 from hwgen.errors import HwgenError
 from hwgen.flow import verilog
 from hwgen.flow.bridge_sim import simulate as bridged
-from hwgen.flow.manifest import Manifest, Port
+from hwgen.flow.manifest import BridgePort, Manifest, Port
 from hwgen.pipeline import load_design
+from hwgen.rtl.top import Top
+from hwgen.schedule import plan
 from tests.conftest import EXAMPLES, example, program
 
 DESIGNS = [(path, {}, None) for path in sorted(glob.glob(os.path.join(EXAMPLES, "*.py")))
@@ -39,13 +42,22 @@ def test_every_design_json_round_trips(tmp_path, path, params, fold):
         assert read.tiles == graph.tiles
 
 
-def test_a_bridged_design_keeps_its_bridge_and_later_keys():
+def test_a_bridged_design_keeps_its_bridge_and_later_keys(tmp_path):
     graph = load_design(example("gemm_os"), {"M": 2, "N": 2, "K": 3})
-    info, _ = bridged(graph, source=example("gemm_os"), build={"params": graph.params})
-    read = Manifest.from_json(info)
-    assert read.bridge.baud == info["bridge"]["baud"] and read.port("C").dir == "out"
-    assert list(read.extra) == ["source", "build"] and read.to_json() == info
-    assert list(read.to_json()) == list(info)
+    info, line = bridged(graph, source=example("gemm_os"), build={"params": graph.params})
+    data = info.to_json()
+    read = Manifest.from_json(data)
+    assert read == info and read.bridge.baud == data["bridge"]["baud"]
+    assert read.port("C").dir == "out" and read.bridge.port("C", "out").id == 2
+    assert list(read.extra) == ["source", "build"] and read.to_json() == data
+    assert list(read.to_json()) == list(data)
+    # The bridge's ports are BridgePorts, written as the dicts rtl.bridge gives, key for key.
+    assert all(isinstance(p, BridgePort) for p in read.bridge.ports)
+    assert json.dumps(data["bridge"]) == json.dumps(line.dut.manifest(line.clock_hz))
+    info.write(tmp_path / "design.json")
+    text = (tmp_path / "design.json").read_text()
+    Manifest.read(tmp_path / "design.json").write(tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_text() == text
 
 
 @pytest.mark.parametrize("text, message", [
@@ -65,4 +77,20 @@ def test_an_unknown_port_names_the_ports():
     graph = load_design(example("gemm_os"), {"M": 2, "N": 2, "K": 3})
     info, _ = bridged(graph)
     with pytest.raises(HwgenError, match="has no port 'D'; its ports are A, B, C"):
-        Manifest.from_json(info).port("D")
+        info.port("D")
+    with pytest.raises(HwgenError, match="the bridge has no in port 'C'"):
+        info.bridge.port("C", "in")
+
+
+def test_tiles_give_whole_shapes_and_bad_tiles_are_clear_errors():
+    graph = load_design(example("gemm_os"), {"M": 20, "N": 30, "K": 8}, array=(4, 4), brams=4)
+    data = verilog.manifest(Top(plan(graph)), []).to_json()
+    read = Manifest.from_json(data)
+    assert read.whole_shape("C") == (20, 30) != read.port("C").shape
+    assert replace(read, tiles=None).whole_shape("C") == read.port("C").shape
+    del data["tiles"]["tensors"]["B"]["dims"]
+    with pytest.raises(HwgenError, match="has no key 'dims'"):
+        Manifest.from_json(data)
+    data["tiles"] = {"loops": [{"param": "M"}], "tensors": {}}
+    with pytest.raises(HwgenError, match="has no key 'count'"):
+        Manifest.from_json(data)

@@ -34,22 +34,22 @@ CASES = [
 def test_cocotb_against_numpy(tmp_path, sim, path, params, device):
     graph = load_design(path, params)
     result = simulate(graph, tmp_path, sim=sim, problems=3, device=device)
-    assert result["design"]["target"] == ("ecp5" if device else "generic")
+    assert result["design"].target == ("ecp5" if device else "generic")
     if device:
-        text = (tmp_path / result["design"]["verilog"][0]).read_text()
+        text = (tmp_path / result["design"].verilog[0]).read_text()
         models = [m for m in ("MULT18X18D", "DP16KD", "FD1S3AX", "FD1S3IX", "FD1P3AX", "FD1P3IX",
                               "CCU2C")
                   if re.search(rf"^\s*{m}\b", text, re.M)]
         assert models[:2] == ["MULT18X18D", "DP16KD"]
-        assert result["design"]["verilog"][1:] == [f"{m}.v" for m in models]
+        assert list(result["design"].verilog[1:]) == [f"{m}.v" for m in models]
     text = "\n".join(summary(result))
     assert result["failed"] == 0 and result["total"] == 2, text
     tests = result["tests"]
     assert set(tests) == {"no_stall", "random_backpressure"}, text
     assert all(t["pass"] for t in tests.values()), text
-    expected = result["design"]["expected_cycles"]
+    expected = result["design"].expected_cycles
     assert tests["no_stall"]["cycles"][0] == expected, text
-    interval = result["design"]["interval_cycles"]
+    interval = result["design"].interval_cycles
     assert tests["no_stall"]["intervals"] == [interval] * 2, text
     assert tests["random_backpressure"]["cycles"][0] >= expected, text
 
@@ -77,12 +77,15 @@ def test_a_stuck_run_reports_ports_and_fifo_streams(tmp_path, sim):
 
 def test_auto_picks_icarus_for_small_runs_and_verilator_for_large(monkeypatch):
     import shutil
+    from hwgen.flow.manifest import Manifest, Schedule
     from hwgen.flow.simulate import ICARUS_UP_TO, choose_simulator
-    info = {"expected_cycles": 181, "interval_cycles": 64}      # gemm_os 8x8, K=64
+    info = Manifest("gemm_os", ("gemm_os.v",), "generic", "clk", "rst", {}, (), (),
+                    181, 64, Schedule(1, 64, 0, 0))                # gemm_os 8x8, K=64
     monkeypatch.setattr(shutil, "which", lambda tool: "/usr/bin/" + tool)
     assert choose_simulator(info, 64, 3) == ("icarus", "19,776 PE-cycles: Icarus is fastest "
                                                        "for a run this small")
     assert choose_simulator(info, 64, 3 + ICARUS_UP_TO // 64 // 64)[0] == "verilator"
+    assert choose_simulator(info.to_json(), 64, 3)[0] == "icarus"         # design.json's dict
     monkeypatch.setattr(shutil, "which", lambda tool: None)
     assert choose_simulator(info, 64, 3) == ("verilator", "Icarus Verilog is not installed")
 
@@ -104,13 +107,13 @@ def test_a_gemm_folded_onto_a_small_array_against_numpy(tmp_path, sim):
     graph = load_design(example("gemm_os"), {"M": 32, "N": 32, "K": 32}, array=(4, 4))
     result = simulate(graph, tmp_path, sim=sim, problems=3, device=ECP5)
     text = "\n".join(summary(result))
-    verilog = (tmp_path / result["design"]["verilog"][0]).read_text()
-    assert cells(verilog, result["design"]["top"], "MULT18X18D") == 16
+    verilog = (tmp_path / result["design"].verilog[0]).read_text()
+    assert cells(verilog, result["design"].top, "MULT18X18D") == 16
     assert result["failed"] == 0 and all(t["pass"] for t in result["tests"].values()), text
     tests, design = result["tests"], result["design"]
-    assert tests["no_stall"]["cycles"][0] == design["expected_cycles"], text
-    assert tests["no_stall"]["intervals"] == [design["interval_cycles"]] * 2, text
-    assert 32 * 32 * 32 / 16 / design["interval_cycles"] >= 0.95
+    assert tests["no_stall"]["cycles"][0] == design.expected_cycles, text
+    assert tests["no_stall"]["intervals"] == [design.interval_cycles] * 2, text
+    assert 32 * 32 * 32 / 16 / design.interval_cycles >= 0.95
 
 
 def test_a_tiled_design_takes_whole_tensors_and_runs_a_problem_per_tile(tmp_path):
@@ -120,11 +123,11 @@ def test_a_tiled_design_takes_whole_tensors_and_runs_a_problem_per_tile(tmp_path
     graph = load_design(example("gemm_os"), {"M": 20, "N": 30, "K": 8}, array=(4, 4), brams=4)
     result = simulate(graph, tmp_path, sim="icarus", problems=2)
     text = "\n".join(summary(result))
-    assert result["design"]["tiles"] == graph.tiles
+    assert result["design"].tiles == graph.tiles
     assert result["failed"] == 0 and all(t["pass"] for t in result["tests"].values()), text
     run = result["tests"]["no_stall"]
-    assert run["problems"] == 8 and run["cycles"][0] == result["design"]["expected_cycles"]
-    assert run["intervals"] == [result["design"]["interval_cycles"]] * 7, text
+    assert run["problems"] == 8 and run["cycles"][0] == result["design"].expected_cycles
+    assert run["intervals"] == [result["design"].interval_cycles] * 7, text
 
 
 @pytest.mark.parametrize("sim,binary", [("icarus", "sim.vvp"), ("verilator", "producer_consumer")])
