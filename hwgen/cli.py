@@ -355,7 +355,8 @@ def cmd_formal(args):
 
 
 def cmd_run(args):
-    from .driver import Accelerator, exercise
+    from .driver import Accelerator
+    from .exercise import exercise
     graph = _graph(args)
     if args.port == "sim":
         acc = Accelerator.simulate(graph, line=args.line)

@@ -15,43 +15,18 @@ frames again when the bridge answers with an error or stays silent, and collects
 Several problems are pipelined: ``run_many`` keeps every port busy across them.
 """
 import os
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import HwgenError
 from .flow.manifest import Manifest
-from .host import element_type, join_tiles, split_tiles, tile_order
+from .host import element_type, join_tiles, split_tiles
 from .protocol import (ACK, ERROR, ERRORS, OVERHEAD, WINDOW, Decoder, frame, from_bytes,
                        to_bytes)
+from .serial_line import SerialLine
 
 __all__ = ["Accelerator", "SerialLine"]
-
-
-class SerialLine:
-    """A byte transport on a serial port (pyserial), for `Accelerator`."""
-
-    def __init__(self, port, baud):
-        import serial                                   # only needed for a board
-        try:
-            self._port = serial.Serial(port, int(baud), timeout=0)
-        except (serial.SerialException, ValueError) as e:
-            raise HwgenError(f"cannot open serial port {port!r} at {int(baud)} baud: {e}") from None
-
-    def write(self, data):
-        self._port.write(data)
-
-    def read(self, timeout):
-        self._port.timeout = timeout
-        first = self._port.read(1)
-        return first + self._port.read(self._port.in_waiting) if first else b""
-
-    def now(self):
-        return time.monotonic()
-
-    def close(self):
-        self._port.close()
 
 
 @dataclass(frozen=True)
@@ -65,17 +40,20 @@ class HostPort:
     id: int
     element_bytes: int
     chunk: int
+    resident: bool = False          # loaded once (`Accelerator.load`), not with every problem
 
     @classmethod
     def of(cls, port, bridge):
         """The ``manifest.Port`` ``port`` with its entry on ``bridge``."""
         link = bridge.port(port.name, port.dir)
         return cls(port.name, port.dir, port.dtype, port.shape, link.id, link.element_bytes,
-                   link.chunk)
+                   link.chunk, port.resident)
 
 
 class Accelerator:
-    """A bridged design: ``run(**inputs)`` on numpy arrays returns its outputs.
+    """A bridged design: ``run(**inputs)`` on numpy arrays returns its outputs; its resident
+    inputs (``ir.types.resident``: weights) are sent once, with ``load(**tensors)``, and stay
+    on chip for every problem after.
 
     Parameters
     ----------
@@ -102,6 +80,7 @@ class Accelerator:
         self.ports = [HostPort.of(p, manifest.bridge) for p in manifest.ports]
         self.inputs = [p for p in self.ports if p.dir == "in"]
         self.outputs = [p for p in self.ports if p.dir == "out"]
+        self.loaded = set()         # the resident inputs loaded so far
         self._seq = {p.id: 0 for p in self.ports}
         self.errors = []            # error codes the bridge answered with, in order
         self._line_free = 0.0
@@ -171,6 +150,20 @@ class Accelerator:
     def close(self):
         self.line.close()
 
+    def load(self, **tensors):
+        """Send resident inputs (numpy arrays by name): every problem after reads them, until
+        they are loaded again. The design takes a new value once the problems before it are
+        done."""
+        resident = [p for p in self.inputs if p.resident]
+        wrong = set(tensors) - {p.name for p in resident}
+        if wrong:
+            raise HwgenError(f"{sorted(wrong)} not resident: load() takes "
+                             + (", ".join(p.name for p in resident) or "nothing in this design")
+                             + "; send the others with run()")
+        ports = [p for p in resident if p.name in tensors]
+        self._exchange(self._frames([tensors], ports), 0)
+        self.loaded |= {p.name for p in ports}
+
     def run(self, **inputs):
         """One problem: the output tensors (int64 arrays) by name."""
         return self.run_many([inputs])[0]
@@ -193,17 +186,23 @@ class Accelerator:
 
     def _run_blocks(self, problems):
         """Problems of the design itself (tensors at its ports' shapes), back to back."""
-        queues = {p.id: [] for p in self.inputs}
+        resident = [p.name for p in self.inputs if p.resident]
         for inputs in problems:
-            for p in self.inputs:
-                data = to_bytes(self._checked(inputs, p), p.dtype)
-                size = p.chunk * p.element_bytes
-                queues[p.id] += [data[k:k + size] for k in range(0, len(data), size)]
+            given = set(inputs) & set(resident)
+            if given:
+                raise HwgenError(f"{sorted(given)} resident: load it once with "
+                                 f"acc.load({next(iter(sorted(given)))}=...), then run "
+                                 "problems without it")
             extra = set(inputs) - {p.name for p in self.inputs}
             if extra:
                 raise HwgenError(f"unknown input(s) {sorted(extra)}; the design takes "
                                  + ", ".join(p.name for p in self.inputs))
-        received = self._exchange(queues, len(problems))
+        missing = [name for name in resident if name not in self.loaded]
+        if missing:
+            raise HwgenError(f"resident input(s) {missing} not loaded: call "
+                             f"acc.load({missing[0]}=...) before running problems")
+        sent = [p for p in self.inputs if not p.resident]
+        received = self._exchange(self._frames(problems, sent), len(problems))
         results = []
         for n in range(len(problems)):
             out = {}
@@ -213,6 +212,17 @@ class Accelerator:
                                          p.shape)
             results.append(out)
         return results
+
+    def _frames(self, problems, ports):
+        """Port id -> the payloads of its frames for ``problems`` (input dicts), on
+        ``ports``."""
+        queues = {p.id: [] for p in self.inputs}
+        for inputs in problems:
+            for p in ports:
+                data = to_bytes(self._checked(inputs, p), p.dtype)
+                size = p.chunk * p.element_bytes
+                queues[p.id] += [data[k:k + size] for k in range(0, len(data), size)]
+        return queues
 
     def _checked(self, inputs, port, whole=False):
         """Input ``port``'s array in ``inputs``, checked: at the port's shape (``whole``: the
@@ -225,7 +235,7 @@ class Accelerator:
         if value.shape != shape or not np.issubdtype(value.dtype, np.integer):
             raise HwgenError(f"input {name!r} must be an integer array of shape {shape}, "
                              f"not {value.dtype} {value.shape}")
-        low, high = _value_range(port.dtype)
+        low, high = value_range(port.dtype)
         if value.size and (value.min() < low or value.max() > high):
             raise HwgenError(f"input {name!r} has values outside {port.dtype} "
                              f"({low}..{high}): {value.min()}..{value.max()}")
@@ -242,11 +252,12 @@ class Accelerator:
         heard, retries = start, 0
         sent = {"frames": 0, "payload": sum(len(c) for q in queues.values() for c in q),
                 "resent": 0, "last_ack": start, "first_out": None, "done": []}
-        per_problem = {i: n // problems for i, n in want.items()}
+        per_problem = {i: n // max(1, problems) for i, n in want.items()}
         from tqdm import tqdm
         bar = tqdm(total=sum(want.values()), unit="B", desc="results", leave=False,
                    mininterval=1, disable=not self.progress)
-        while any(len(received[i]) < n for i, n in want.items()) or any(outstanding.values()):
+        while any(len(received[i]) < n for i, n in want.items()) or any(outstanding.values()) \
+                or any(queues.values()):
             for i, queue in queues.items():
                 while len(outstanding[i]) < WINDOW and queue:
                     outstanding[i].append((self._seq[i], frame(i, self._seq[i], queue.pop(0))))
@@ -344,7 +355,7 @@ _TOTALS = ("problems", "seconds", "frames_sent", "frames_resent", "payload_bytes
            "payload_bytes_out")
 
 
-def _value_range(dtype):
+def value_range(dtype):
     """The least and greatest value of ``dtype``."""
     bits, signed = element_type(dtype)
     return (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << bits) - 1)
@@ -361,38 +372,3 @@ def _read_manifest(path):
         raise HwgenError(f"{path} does not exist: build the design first (make bitstream or "
                          "make run writes it)")
     return Manifest.read(path)
-
-
-def exercise(acc, graph, problems=5, seed=0, say=print):
-    """Run ``problems`` random problems on ``acc`` back to back and compare each with the
-    functional interpreter; print what was sent, what came back and where the time went.
-    Returns whether every problem matched."""
-    from .flow.tiles import run_whole
-    rng = np.random.default_rng(seed)
-    cases = []
-    for _ in range(problems):
-        inputs = {}
-        for p in acc.inputs:
-            low, high = _value_range(p.dtype)
-            inputs[p.name] = rng.integers(low, high + 1, size=acc.manifest.whole_shape(p.name))
-        cases.append(inputs)
-    outputs = acc.run_many(cases)
-    good = True
-    for n, (inputs, got) in enumerate(zip(cases, outputs)):
-        want = run_whole(graph, inputs)
-        wrong = [name for name in got if not np.array_equal(got[name], want[name])]
-        good &= not wrong
-        say(f"problem {n}: " + ("PASS" if not wrong else f"FAIL ({', '.join(wrong)} differ)"))
-    s, bridge, tiles = acc.stats, acc.manifest.bridge, acc.manifest.tiles
-    per = len(tile_order(tiles)) if tiles else 1
-    compute = problems * per * acc.manifest.interval_cycles / bridge.clock_hz
-    say(f"{s['payload_bytes_in']} payload bytes in ({s['frames_sent']} frames, "
-        f"{s['frames_resent']} sent again), {s['payload_bytes_out']} out, in {s['seconds']:.4f} s "
-        f"of the line's time: {problems / s['seconds']:.1f} problems/s")
-    line = s["line_bytes_per_s"]
-    say(f"payload rate: in {s['input_bytes_per_s'] / 1e3:.1f} kB/s "
-        f"({s['input_bytes_per_s'] / line:.1%}), out {s['output_bytes_per_s'] / 1e3:.1f} kB/s "
-        f"({s['output_bytes_per_s'] / line:.1%}) of the {line / 1e3:.0f} kB/s line "
-        f"({bridge.baud / 1e6:g} Mbaud); the design computes {compute * 1e6:.1f} us of the "
-        f"{s['seconds'] * 1e6:.0f} us ({compute / s['seconds']:.2%}), the rest is transfer")
-    return good

@@ -5,7 +5,10 @@ golden outputs per problem, ``in_<port>_<p>`` / ``out_<port>_<p>``) from ``HWGEN
 Every input port is driven concurrently and every output port drained concurrently, problems
 back to back without reset. A tiled design (``tiles`` in design.json) gets whole tensors in
 the vectors: each is split into one problem of the design per tile (``hwgen.host``), and the
-outputs joined before they are compared; the cycle checks hold per tile problem. Two tests:
+outputs joined before they are compared; the cycle checks hold per tile problem. A resident
+input (``"resident": true``) is sent once, from the first problem's vector (every problem's is
+the same), before any other input: the host loads it once, and problems count from their other
+inputs' beats. Two tests:
 
 * ``no_stall``: the host never stalls; the first problem's cycles (first input beat to last
   output beat, the accelerator idle before it; without inputs, from the first clock edge out
@@ -65,8 +68,9 @@ class _Port:
         self.ready = getattr(dut, spec["ready"])
         pad = spec.get("row_pad", 0)
         self.per_problem = beats(spec["shape"], spec["lanes"], pad)
+        self.resident = spec.get("resident", False)
         if spec["dir"] == "in":
-            payloads = [b for p in range(problems)
+            payloads = [b for p in range(1 if self.resident else problems)
                         for b in pack(np.reshape(vectors[f"in_{spec['name']}_{p}"], spec["shape"]),
                                       spec["dtype"], spec["lanes"], pad)]
             self.host = Source(payloads, gap, seed)
@@ -79,15 +83,18 @@ class _Port:
         return [part.reshape(self.spec["shape"]) for part in flat.reshape(problems, -1)]
 
 
-async def _drive(clk, port, stamps):
-    """Feed an input port from its Source; stamp each problem's first accepted beat."""
+async def _drive(clk, port, stamps, after=()):
+    """Feed an input port from its Source once every port in ``after`` is done (the resident
+    inputs loaded); stamp each problem's first accepted beat, but a resident input's."""
     src = port.host
+    while not all(p.host.done for p in after):
+        await RisingEdge(clk)
     while not src.done:
         valid, payload = src.step()
         port.valid.value = int(valid)
         port.payload.value = payload
         await ReadOnly()
-        if src.edge(port.ready.value == 1):
+        if src.edge(port.ready.value == 1) and not port.resident:
             stamps.setdefault(("in", (src.taken - 1) // port.per_problem), _cycle())
         await RisingEdge(clk)
     port.valid.value = 0
@@ -128,8 +135,10 @@ async def _run(dut, in_gap, out_gap, seed, name):
         (port.valid if port.spec["dir"] == "in" else port.ready).value = 0
     released = await _reset(dut)
     stamps = {}
-    tasks = [cocotb.start_soon(_drive(dut.clk, port, stamps) if port.spec["dir"] == "in" else
-                               _sink(dut.clk, port, stamps)) for port in ports]
+    resident = [p for p in ports if p.resident]
+    tasks = [cocotb.start_soon(_drive(dut.clk, port, stamps, () if port.resident else resident)
+                               if port.spec["dir"] == "in" else _sink(dut.clk, port, stamps))
+             for port in ports]
     expected = design["expected_cycles"]
     slack = 1 + 4 * max(in_gap, out_gap) / max(1e-9, 1 - max(in_gap, out_gap))
     budget = int(os.environ.get("HWGEN_BUDGET") or problems * (expected * (1 + slack) * 2 + 100))

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from hwgen.cli import main
-from hwgen.driver import Accelerator, exercise
+from hwgen.driver import Accelerator
+from hwgen.exercise import exercise
 from hwgen.errors import HwgenError
 from hwgen.pipeline import load_design
-from tests.conftest import example
+from tests.conftest import example, program
 
 PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
 
@@ -183,3 +184,27 @@ def test_a_tiled_design_runs_on_whole_tensors_through_the_bridge(tmp_path):
         with pytest.raises(HwgenError, match=r"input 'A' must be an integer array of shape "
                                              r"\(4, 16\)"):
             acc.run(A=np.zeros((4, 32), int), B=np.zeros((16, 30), int))
+
+
+def test_resident_weights_are_loaded_once_and_serve_every_problem():
+    """``W`` resident: ``load`` sends it once; problems send only ``X``; a new ``load``
+    serves the problems after it. Running before loading, or with ``W``, says what to do."""
+    path = program("resident_weights")
+    rng = np.random.default_rng(3)
+    with Accelerator.simulate(path, {"B": 2, "N": 3, "K": 4}) as acc:
+        with pytest.raises(HwgenError, match=r"\['W'\] not loaded: call acc.load\(W=...\)"):
+            acc.run(X=np.zeros((2, 4), dtype=int))
+        for _ in range(2):
+            w = rng.integers(-128, 128, (3, 4))
+            acc.load(W=w)
+            assert acc.stats["payload_bytes_out"] == 0
+            xs = [rng.integers(-128, 128, (2, 4)) for _ in range(3)]
+            for x, got in zip(xs, acc.run_many([{"X": x} for x in xs])):
+                assert np.array_equal(got["Y"], x @ w.T)
+            assert acc.stats["payload_bytes_in"] == 3 * 2 * 4       # X only
+        with pytest.raises(HwgenError, match=r"\['W'\] resident: load it once"):
+            acc.run(X=xs[0], W=w)
+        with pytest.raises(HwgenError, match=r"\['X'\] not resident: load\(\) takes W"):
+            acc.load(X=xs[0])
+        assert exercise(acc, load_design(path, {"B": 2, "N": 3, "K": 4}), problems=2,
+                        say=lambda line: None)

@@ -11,10 +11,15 @@ from dataclasses import dataclass, field, fields
 from ..errors import HwgenError
 
 
+# A field the file holds only when it differs from its default (a key added by an extension).
+_OPTIONAL = {"optional": True}
+
+
 @dataclass(frozen=True)
 class Port:
     """One host port: a tensor's stream, ``lanes`` elements per beat (``row_pad`` padding
-    elements after each row of an input's innermost dimension)."""
+    elements after each row of an input's innermost dimension). A ``resident`` input is sent
+    once and serves every problem after, until it is sent again (``ir.types.resident``)."""
     name: str
     dir: str                    # "in" or "out"
     dtype: str
@@ -24,6 +29,7 @@ class Port:
     payload: str                # the Verilog signals of the stream
     valid: str
     ready: str
+    resident: bool = field(default=False, metadata=_OPTIONAL)
 
     @property
     def signal(self):
@@ -185,7 +191,8 @@ def _check_tiles(tiles, ports):
 def _plain(value):
     """``value`` as JSON holds it: dataclasses as dicts, tuples as lists."""
     if hasattr(value, "__dataclass_fields__"):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)
+                if not (f.metadata.get("optional") and getattr(value, f.name) == f.default)}
     if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):

@@ -39,17 +39,20 @@ def choose_simulator(info, instances, problems):
 
 def problem_inputs(graph, problems=3, seed=0, input_range=None):
     """The inputs of each simulated problem: problem 0 all at the type's minimum, the rest
-    random (float inputs within the design's ``input_range``, when it declares one)."""
+    random (float inputs within the design's ``input_range``, when it declares one); a
+    resident tensor random and the same in every problem (the host loads it once)."""
     rng = np.random.default_rng(seed)
     out = []
     for p in range(problems):
         inputs = {}
         for t in graph.inputs:
-            if p == 0:
+            if p == 0 and not t.type.resident:
                 inputs[t.name] = np.full(t.shape, t.dtype.min, dtype=np.int64)
             else:
                 inputs[t.name] = rng.integers(t.dtype.min, t.dtype.max, t.shape, endpoint=True)
-        out.append(in_range(graph, inputs, input_range, rng, 0 if p == 0 else None))
+        inputs = in_range(graph, inputs, input_range, rng, 0 if p == 0 else None)
+        out.append({**inputs, **{t.name: out[0][t.name] for t in graph.inputs
+                                 if t.type.resident and out}})
     return out
 
 

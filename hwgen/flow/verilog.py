@@ -28,7 +28,7 @@ def manifest(top, verilog_files):
     graph = top.graph
     ports = tuple(Port(graph.host_name(t.name), t.direction, t.dtype.name, tuple(t.shape),
                        top.lanes[t.name], row_pad(t, top.lanes[t.name]), f"{t.name}__payload",
-                       f"{t.name}__valid", f"{t.name}__ready")
+                       f"{t.name}__valid", f"{t.name}__ready", t.type.resident)
                   for t in graph.tensors.values())
     streams = tuple(Stream(name, graph.channels[name].depth, fifo_instance(n))
                     for n, name in enumerate(top.schedule.fifos))

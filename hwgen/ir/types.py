@@ -3,7 +3,10 @@
 ``int8[M, K]`` builds a tensor type; ``int8[M, K] @ [S(0), R]`` adds a layout that shards
 dimension 0 over grid axis 0 and replicates dimension 1.
 """
+import dataclasses
 from dataclasses import dataclass
+
+from ..errors import HwgenError
 
 
 @dataclass(frozen=True)
@@ -86,18 +89,30 @@ R = _Replicated()
 
 @dataclass(frozen=True)
 class TensorType:
-    """An element type, a shape and (optionally) a layout with one entry per dimension."""
+    """An element type, a shape and (optionally) a layout with one entry per dimension;
+    ``resident``: an input the host loads once for many problems (`resident`)."""
     dtype: IntType
     shape: tuple
     layout: tuple = None
+    resident: bool = False
 
     def __matmul__(self, layout):
         layout = tuple(layout) if isinstance(layout, (list, tuple)) else (layout,)
-        return TensorType(self.dtype, self.shape, layout)
+        return TensorType(self.dtype, self.shape, layout, self.resident)
 
     def __repr__(self):
         text = f"{self.dtype.name}{list(self.shape)}"
-        return text + (f" @ {list(self.layout)}" if self.layout else "")
+        text += f" @ {list(self.layout)}" if self.layout else ""
+        return f"resident({text})" if self.resident else text
+
+
+def resident(ttype):
+    """``W: resident(int8[H, N])``: an input tensor that stays on chip. The host loads it once
+    (``Accelerator.load``) and every problem after reads it, until the host loads it again;
+    problems send only the other inputs. Tasks only read it."""
+    if not isinstance(ttype, TensorType):
+        raise HwgenError(f"resident() takes a tensor type such as int8[H, N], not {ttype!r}")
+    return dataclasses.replace(ttype, resident=True)
 
 
 @dataclass(frozen=True)

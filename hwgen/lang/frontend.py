@@ -162,6 +162,16 @@ class _RegionParser:
             if t.direction is None:
                 raise HwgenError(f"tensor '{t.name}' is never read or written by any task; "
                                  "remove it or use it", t.loc)
+            if t.type.resident and t.direction != "in":
+                raise HwgenError(f"tensor '{t.name}' is resident, an input the host loads once, "
+                                 "but a task writes it: drop resident() or write another "
+                                 "tensor", t.loc)
+        kept = [t for t in tensors.values() if t.type.resident]
+        if kept and all(t.type.resident for t in tensors.values() if t.direction != "out"):
+            raise HwgenError(f"every input of region '{self.region.name}' is resident, so no "
+                             "input marks where a problem starts: the host must send at least "
+                             f"one input with every problem (drop resident() from "
+                             f"'{kept[0].name}' or add an input)", kept[0].loc)
         graph = Graph(self.region.name, dict(params), tensors, channels, instances,
                       loc=self.loc(self.node), folds=self.fold.folds if self.fold else {})
         _warn_unused_streams(graph, streams)

@@ -49,6 +49,11 @@ def tile_problem(lower, shapes, grid, full, outputs, array, brams, why, zeros_ne
                          "output's dimension, and every dimension it sizes is exactly it): make "
                          "the sizes smaller")
     whole = lower(padded(deps, full, names, array))     # banked as the tiles will be
+    kept = [t for t in whole.tensors.values() if t.type.resident]
+    if kept:
+        raise HwgenError(f"{why}, and tiles would send a part of resident tensor "
+                         f"'{kept[0].name}' with every problem: drop resident() or make the "
+                         "sizes smaller", kept[0].loc)
     refused = None
     inputs = set(have) - set(outputs)
     for _, params, tiles in tile_choices(have, deps, full, names, array, brams, shards(whole),

@@ -9,11 +9,15 @@ one write per beat. The ``F`` sub-banks share every write and read address, so t
 memory whose word holds an element of each, side by side (sub-bank ``s`` in bits
 ``s * bits``...): on ECP5 a word of eight int8 elements fills two DP16KD blocks, each
 reading one element (``rtl.block_ram``), rather than 16 LUT-RAM cells per 16 entries.
+
+A *resident* tensor (``ir.types.resident``: weights) is loaded once and read by every problem
+that follows, until the host loads it again: its banks hold one copy, and the buffer either
+serves problems or takes beats, never both (`InputBuffer._serve`).
 """
 import functools
 import operator
 
-from amaranth.hdl import Cat, Module, Signal, Value, unsigned
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value, unsigned
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
@@ -51,6 +55,9 @@ class InputBuffer(wiring.Component):
     ahead : list of bool
         Per read port: its address and slot come one enabled cycle early
         (``schedule.ports.MemoryPort.ahead``); default none.
+    resident : bool
+        The tensor is resident: one copy, kept for every problem (``slot`` is not read);
+        ``slots`` still bounds the problems in flight.
 
     Attributes
     ----------
@@ -70,8 +77,10 @@ class InputBuffer(wiring.Component):
         ``addr`` (one more ``ahead``).
     """
 
-    def __init__(self, tensor, banking, readers, lanes=1, slots=2, target="generic", ahead=()):
+    def __init__(self, tensor, banking, readers, lanes=1, slots=2, target="generic", ahead=(),
+                 resident=False):
         self._tensor, self._banking, self._readers = tensor, banking, tuple(readers)
+        self._resident = resident
         self._ahead = tuple(ahead) or (False,) * len(self._readers)
         if len(self._ahead) != len(self._readers):
             raise ValueError(f"{len(self._ahead)} ahead flags for {len(self._readers)} readers")
@@ -92,6 +101,7 @@ class InputBuffer(wiring.Component):
     lanes = property(lambda self: self._lanes)
     slots = property(lambda self: self._slots)
     ahead = property(lambda self: self._ahead)
+    resident = property(lambda self: self._resident)
 
     def read_port(self, k):
         """The interface of read port ``k`` (``readers[k]`` is its bank)."""
@@ -103,14 +113,14 @@ class InputBuffer(wiring.Component):
         shape = shape_of(self.tensor.dtype)
         sub_depth = self.banking.depth // f
         # The slot is the address MSBs: each slot is padded to a power of two.
-        sb = slot_bits(self.slots)
+        sb = 0 if self.resident else slot_bits(self.slots)
         entries = (1 << sb) << ceil_log2(sub_depth)
         word = unsigned(f * shape.width)
         mems = [self._memory(word, entries, self.readers.count(b))
                 for b in range(self.banking.banks)]
         for b, mem in enumerate(mems):
             m.submodules[f"bank{b}"] = mem
-        self._load(m, mems, sub_depth)
+        (self._serve if self.resident else self._load)(m, mems, sub_depth)
         for k, b in enumerate(self.readers):
             self._read(m, k, mems[b], sub_depth)
         return m
@@ -129,35 +139,21 @@ class InputBuffer(wiring.Component):
         counts the beats of a problem and the held slots, then in two that walk the banks
         (``_write``). A beat is taken only into a free slot, so the write never
         waits; no enable or handshake reaches the far side of the die in a cycle."""
-        f, g = self._f, self._g
         # held: slots holding a problem whose last beat has landed (maybe started, not yet
         # consumed); fresh: the slot holds a loaded problem that has not started.
         held, fresh = Signal(range(self.slots + 1)), Signal(self.slots)
         wr_slot, next_slot, free_slot = (SlotCounter(m, self.slots, n)
                                          for n in ("wr_slot", "next_slot", "free_slot"))
-        walk = BeatWalk(m, self.banking, f, g, "ld")
+        walk = BeatWalk(m, self.banking, self._f, self._g, "ld")
         landed_beats = BeatCount(m, walk.beats, "host")
-        take, ready = Signal(), Signal(init=1)
-        arrived = Signal.like(self.host.payload, reset_less=True, name="arrived")
-        land = Signal.like(self.host.payload, reset_less=True, name="land")
+        ready = Signal(init=1)
         fresh_next = Signal(self.slots)
-        m.d.comb += [self.host.ready.eq(ready), take.eq(self.host.valid & ready),
-                     fresh_next.eq(fresh)]
-        m.d.sync += [arrived.eq(self.host.payload), land.eq(arrived)]
-        # ``take`` lands in one register beside the port, ``counted``, which counts the beats
-        # of a problem and the held slots; a cycle later it lands again in two copies, one
-        # that steps the walk and one that decides the banks' write enables, each beside its
-        # loads. Counting the taken beat itself would make the handshake a loop through the
-        # valid pin's LUT (``ready`` -> ``take`` -> ``held`` -> ``ready``); copies of ``take``
-        # itself would be drawn from the pin towards the walk, a long route after that LUT.
-        target = self._target if len(mems) > 1 else "generic"
-        counted, = copies(m, take, 1, "counted", target)
-        landed, landed_en = copies(m, counted, 2, "landed", target)
+        counted, beat = self._take(m, mems, ready)
+        m.d.comb += fresh_next.eq(fresh)
         with m.If(counted):
             landed_beats.step()
-        written, written_slot = self._write(m, mems, walk, (landed, landed_en, land), wr_slot,
-                                            sub_depth)
-        with m.If(landed):
+        written, written_slot = self._write(m, mems, walk, beat, wr_slot.value, sub_depth)
+        with m.If(beat[0]):
             walk.step()
             with m.If(walk.last):
                 wr_slot.advance()
@@ -179,6 +175,51 @@ class InputBuffer(wiring.Component):
         m.d.comb += self.loaded_next.eq(fresh_next.bit_select(next_slot.following(self.start), 1))
         m.d.sync += [fresh.eq(fresh_next), self.loaded.eq(self.loaded_next)]
 
+    def _take(self, m, mems, ready):
+        """Take the host's beats while ``ready`` (a register); returns ``(counted, beat)``:
+        a taken beat a cycle later, and two cycles later ``(landed, a copy of it, payload)``.
+
+        ``take`` lands in one register beside the port, ``counted``, which counts the beats of
+        a problem; a cycle later it lands again in two copies, one that steps the walk and one
+        that decides the banks' write enables, each beside its loads. Counting the taken beat
+        itself would make the handshake a loop through the valid pin's LUT (``ready`` ->
+        ``take`` -> ``held`` -> ``ready``); copies of ``take`` itself would be drawn from the
+        pin towards the walk, a long route after that LUT."""
+        take = Signal()
+        arrived = Signal.like(self.host.payload, reset_less=True, name="arrived")
+        land = Signal.like(self.host.payload, reset_less=True, name="land")
+        m.d.comb += [self.host.ready.eq(ready), take.eq(self.host.valid & ready)]
+        m.d.sync += [arrived.eq(self.host.payload), land.eq(arrived)]
+        target = self._target if len(mems) > 1 else "generic"
+        counted, = copies(m, take, 1, "counted", target)
+        landed, landed_en = copies(m, counted, 2, "landed", target)
+        return counted, (landed, landed_en, land)
+
+    def _serve(self, m, mems, sub_depth):
+        """A resident tensor's control: the buffer either takes beats (``ready``) or serves
+        problems (``loaded``), never both in one cycle, so no problem reads a copy being
+        overwritten. Out of reset it takes beats; once the last beat of a load is written it
+        serves; it takes beats again when the host offers one (seen a cycle before) while no
+        problem is in flight and none starts. ``ready``, ``loaded`` and the count of problems
+        in flight are registers."""
+        walk = BeatWalk(m, self.banking, self._f, self._g, "ld")
+        taken = BeatCount(m, walk.beats, "taken")
+        ready, serving, offered = Signal(init=1), Signal(), Signal()
+        in_flight = Signal(range(self.slots + 2))
+        _, beat = self._take(m, mems, ready)
+        written, _ = self._write(m, mems, walk, beat, Const(0, 0), sub_depth)
+        with m.If(beat[0]):
+            walk.step()
+        last = self.host.valid & ready & taken.last        # the load's last beat is taken
+        reload = serving & offered & (in_flight == 0) & ~self.start
+        serving_next = Mux(serving, ~reload, written)
+        m.d.comb += self.loaded_next.eq(serving_next)
+        m.d.sync += [offered.eq(self.host.valid), serving.eq(serving_next),
+                     self.loaded.eq(serving_next), ready.eq(Mux(ready, ~last, reload)),
+                     in_flight.eq(in_flight + self.start - self.consume)]
+        with m.If(self.host.valid & ready):
+            taken.step()
+
     def _write(self, m, mems, walk, beat, wr_slot, sub_depth):
         """Write each landed beat (``beat``: its valid, a copy of it for the enables, its payload)
         ``LOAD_LATENCY - 2`` cycles later: its address, data and each bank's write enable are
@@ -190,12 +231,12 @@ class InputBuffer(wiring.Component):
         memory."""
         f, bits = self._f, self.tensor.dtype.bits
         landed, landed_en, land = beat
-        ld_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot.value)
+        ld_addr = Cat(sub_address(walk.address, f, sub_depth), wr_slot)
         w_addr = Signal(len(ld_addr), name="w_addr")
         w_data = Signal.like(land, reset_less=True, name="w_data")
         w_last = Signal()
-        w_slot = Signal.like(wr_slot.value, name="w_slot")
-        m.d.sync += [w_last.eq(landed & walk.last), w_slot.eq(wr_slot.value),
+        w_slot = Signal.like(wr_slot, name="w_slot")
+        m.d.sync += [w_last.eq(landed & walk.last), w_slot.eq(wr_slot),
                      w_addr.eq(ld_addr), w_data.eq(land)]
         # The stages with no enable: a lane group that always writes the same bank (``B`` of
         # a ``gemm_os``: lane ``q`` -> bank ``q``) takes a line of its own to that bank; the
@@ -277,7 +318,7 @@ class InputBuffer(wiring.Component):
         # module of them (``rtl.kinds``).
         m.submodules[f"rd{k}"] = m = Module()
         addr, en = address(port), port.en
-        sub_addr = Cat(sub_address(addr, f, sub_depth), port.slot)
+        sub_addr = Cat(sub_address(addr, f, sub_depth), *([] if self.resident else [port.slot]))
         in_block = isinstance(mem, DP16KDMemory)
         rp = mem.read_port(ahead=ahead) if in_block else mem.read_port()
         if ahead and not in_block:

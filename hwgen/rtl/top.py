@@ -97,7 +97,7 @@ class Top(wiring.Component):
         for t in graph.inputs:
             buf = InputBuffer(t, plan.bankings[t.name], [p.bank for _, p in readers[t.name]],
                               plan.lanes[t.name], plan.slots, self.target,
-                              [p.ahead for _, p in readers[t.name]])
+                              [p.ahead for _, p in readers[t.name]], t.type.resident)
             m.submodules[f"in_{t.name}"] = buf
             connect(m, wiring.flipped(getattr(self, t.name)), buf.host)
             for k, (grp, port) in enumerate(readers[t.name]):

@@ -208,7 +208,7 @@ def host_timing(tensors, bankings, lanes, compute, starts):
     """``(interval, slots)``: steady-state cycles per problem back to back, and how many
     problems each buffer holds so that loading and draining never hold that up. ``starts`` is
     the fewest cycles between two problem starts in the array."""
-    n_in = max((beats(t, lanes[t.name]) for t in tensors if t.direction == "in"), default=0)
+    n_in = max((beats(t, lanes[t.name]) for t in sent(tensors)), default=0)
     n_out = max(beats(t, lanes[t.name]) for t in tensors if t.direction == "out")
     outputs = [t for t in tensors if t.direction == "out"]
     chains = [t for t in outputs if chained(bankings[t.name])]
@@ -230,12 +230,18 @@ def host_timing(tensors, bankings, lanes, compute, starts):
     return max(interval, -(-hold // 4)), 4
 
 
+def sent(tensors):
+    """The inputs among ``tensors`` the host sends with every problem: all but the resident
+    ones (``ir.types.resident``), which it loads once."""
+    return [t for t in tensors if t.direction == "in" and not t.type.resident]
+
+
 def latency(tensors, bankings, lanes, compute):
-    """Cycles of one problem that finds the accelerator idle, first input beat to last output
-    beat, when the host never stalls: load, compute, commit, drain. A design without inputs
-    starts its first problem on its own, on the first clock edge out of reset: its cycles
-    count from there."""
-    n_in = max((beats(t, lanes[t.name]) for t in tensors if t.direction == "in"), default=0)
+    """Cycles of one problem that finds the accelerator idle (its resident tensors loaded),
+    first input beat to last output beat, when the host never stalls: load, compute, commit,
+    drain. A design without inputs starts its first problem on its own, on the first clock
+    edge out of reset: its cycles count from there."""
+    n_in = max((beats(t, lanes[t.name]) for t in sent(tensors)), default=0)
     drain = max(beats(t, lanes[t.name]) + drain_latency(bankings[t.name])
                 for t in tensors if t.direction == "out")
     return (n_in + LOAD_LATENCY if n_in else 0) + compute + drain

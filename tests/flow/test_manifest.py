@@ -21,6 +21,7 @@ DESIGNS = [(path, {}, None) for path in sorted(glob.glob(os.path.join(EXAMPLES, 
     (program("inout_gemm"), {"M": 6, "N": 5, "K": 3, "P": 3}, None),      # in-out ports
     (example("gemm_os"), {"M": 20, "N": 30, "K": 8}, {"array": (4, 4), "brams": 4}),  # tiles
     (example("gemv_cooperative"), {"P": 2, "M": 3, "K": 4}, None),        # FIFO streams
+    (program("resident_weights"), {}, None),                               # a resident port
 ]
 
 
@@ -40,6 +41,10 @@ def test_every_design_json_round_trips(tmp_path, path, params, fold):
                for p in read.ports)
     if fold:
         assert read.tiles == graph.tiles
+    # The key a host must honour is there only for a resident port.
+    resident = {t.name for t in graph.tensors.values() if t.type.resident}
+    assert {p["name"] for p in json.loads(text)["ports"] if "resident" in p} == resident
+    assert {p.name for p in read.ports if p.resident} == resident
 
 
 def test_a_bridged_design_keeps_its_bridge_and_later_keys(tmp_path):

@@ -27,6 +27,9 @@ CASES = [
     ("icarus", program("no_inputs"), {"N": 7}, None),
     ("verilator", program("inout_gemm"), {"M": 6, "N": 5, "K": 3, "P": 3}, None),
     ("icarus", program("inout_float"), {"M": 3, "K": 7}, None),
+    # A resident input, sent once before the problems: on ECP5 its bank in DP16KD blocks.
+    ("icarus", program("resident_weights"), {"B": 3, "N": 5, "K": 7}, None),
+    ("icarus", program("resident_weights"), {"B": 2, "N": 2, "K": 300}, ECP5),
 ]
 
 

@@ -60,7 +60,18 @@ CASES = [
     ("chain_back", "write `hwgen.chain(first, second)`, the producer first"),
     ("chain_form", "write `hwgen.chain(producer, consumer)`"),
     ("no_default", "have no default: give them one (`def build(N: int = 8):`)"),
+    ("resident_written", "tensor 'W' is resident, an input the host loads once, but a task "
+                         "writes it: drop resident() or write another tensor"),
+    ("resident_only", "every input of region 'resident_only' is resident, so no input marks "
+                      "where a problem starts"),
 ]
+
+
+def test_resident_takes_a_tensor_type():
+    from hwgen import resident
+    with pytest.raises(HwgenError, match=r"resident\(\) takes a tensor type such as int8\[H, N\], "
+                                         "not 4"):
+        resident(4)
 
 
 def marked_line(path):

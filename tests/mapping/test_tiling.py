@@ -6,7 +6,7 @@ import pytest
 from hwgen import HwgenError
 from hwgen.flow.tiles import run_whole, whole
 from hwgen.pipeline import describe_folds, load_design
-from tests.conftest import example
+from tests.conftest import example, program
 
 GEMM = example("gemm_os")
 
@@ -67,3 +67,13 @@ def test_tiles_that_fit_only_before_they_are_built_are_a_clear_error():
     ports are counted as built."""
     with pytest.raises(HwgenError, match="fits 2 block RAMs as the hardware builds it"):
         load_design(GEMM, {"M": 32, "N": 32, "K": 16}, array=(4, 4), brams=2)
+
+
+def test_a_resident_tensor_that_does_not_fit_is_refused_not_tiled():
+    """Tiles send their part of every input with every problem; a resident one is loaded
+    once, so a design that would need tiles says so at the tensor's line."""
+    path = program("resident_weights")
+    with pytest.raises(HwgenError, match="tiles would send a part of resident tensor 'W' with "
+                                         "every problem: drop resident") as e:
+        load_design(path, {"B": 8, "N": 8, "K": 4096}, array=(4,), brams=2)
+    assert e.value.loc[0] == path

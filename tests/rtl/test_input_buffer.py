@@ -15,7 +15,7 @@ from hwgen.ir.types import R, S, int8
 from hwgen.rtl.input_buffer import InputBuffer
 from hwgen.rtl.simhelpers import send
 from hwgen.schedule import READ_LATENCY
-from hwgen.schedule.host_timing import LOAD_LATENCY, padded, row_pad
+from hwgen.schedule.host_timing import LOAD_LATENCY, beats, padded, row_pad
 from tests.rtl.buffers import run
 
 # Cycles from the last beat's handshake to its write (then ``loaded``).
@@ -109,3 +109,58 @@ def test_a_lane_group_that_writes_one_bank_takes_a_line_of_its_own_not_the_tree(
              re.findall(r"(?:reg|wire) \[(\d+):0\] (w_addr|w_fan_d)\b", text)}
     assert width == {"w_addr": 3, "w_fan_d": tree_bits}
     assert bool(re.search(r"\bw_lane2\b", text)) == (lanes == 6)
+
+
+def test_a_resident_tensor_serves_every_problem_until_it_is_loaded_again():
+    """``W`` resident (tests/programs/resident_weights.py): loaded once, it serves problems 0
+    and 1; its next value, offered while those are still in flight, waits until they are
+    done and then serves problems 2 and 3. No problem reads a copy being overwritten."""
+    from amaranth.sim import Simulator
+    from hwgen.host import Sink, unpack
+    from hwgen.pipeline import load_design
+    from hwgen.rtl.simhelpers import drain
+    from hwgen.rtl.top import Top
+    from hwgen.schedule import plan
+    from tests.conftest import program
+
+    graph = load_design(program("resident_weights"), {"B": 2, "N": 3, "K": 5})
+    top = Top(plan(graph))
+    rng = np.random.default_rng(5)
+    weights = [rng.integers(-128, 128, (3, 5)) for _ in range(2)]
+    batches = [rng.integers(-128, 128, (2, 5)) for _ in range(4)]
+    t = {name: graph.tensors[name] for name in "XWY"}
+
+    def source(arrays, name):
+        lanes = top.lanes[name]
+        return Source([b for a in arrays for b in pack(a, t[name].dtype, lanes,
+                                                       row_pad(t[name], lanes))], 0.3, 0.5)
+    first_w, second_w = source(weights[:1], "W"), source(weights[1:], "W")
+    first_x, second_x = source(batches[:2], "X"), source(batches[2:], "X")
+    sink = Sink(4 * beats(t["Y"], top.lanes["Y"]), 0.4, 0.25)
+
+    async def weights_tb(ctx):
+        await send(ctx, top.W, first_w)
+        while not first_x.done:         # the next weights come while problems 0, 1 run
+            await ctx.tick()
+        await send(ctx, top.W, second_w)
+
+    async def batches_tb(ctx):
+        while not first_w.done:
+            await ctx.tick()
+        await send(ctx, top.X, first_x)
+        while not second_w.done:
+            await ctx.tick()
+        await send(ctx, top.X, second_x)
+
+    async def outputs_tb(ctx):
+        await drain(ctx, top.Y, sink)
+
+    sim = Simulator(top)
+    sim.add_clock(1e-8)
+    for tb in (weights_tb, batches_tb, outputs_tb):
+        sim.add_testbench(tb)
+    sim.run_until(2e-5)
+    assert sink.done
+    got = unpack(sink.received, t["Y"].dtype, top.lanes["Y"]).reshape(4, 2, 3)
+    for p, x in enumerate(batches):
+        assert np.array_equal(got[p], x @ weights[p // 2].T), p
