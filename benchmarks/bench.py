@@ -99,13 +99,13 @@ def _simulate(kind, shape, K, out):
     info = result["design"]
     # Steady state: cycles between consecutive problems sent back to back. A design without
     # interval_cycles (the reference) runs one problem at a time: its per-problem cycles.
-    if "interval_cycles" in info:
-        steady, expected = (r["intervals"] or [None])[-1], info["interval_cycles"]
+    if info.interval_cycles is not None:
+        steady, expected = (r["intervals"] or [None])[-1], info.interval_cycles
     else:
-        steady, expected = (r["cycles"] or [None])[-1], info["expected_cycles"]
+        steady, expected = (r["cycles"] or [None])[-1], info.expected_cycles
     return "sim", key, {"pass": r["pass"] and not result["failed"], "cycles": steady,
                         "expected": expected, "first": (r["cycles"] or [None])[0],
-                        "first_expected": info["expected_cycles"], **facts,
+                        "first_expected": info.expected_cycles, **facts,
                         "seconds": round(time.time() - t0)}
 
 

@@ -129,7 +129,7 @@ def _say_if_ports_bound(info, auto_lanes):
     from .host import beats
     array, interval = info.schedule.array_cycles, info.interval_cycles
     # A load takes one cycle a beat; a drain one more (design.json: interval_cycles).
-    count = {p: beats(p.shape, p.lanes, p.row_pad) for p in info.ports}
+    count = {p: beats(p.shape, p.lanes, p.row_pad or 0) for p in info.ports}
     bound = [p for p in info.ports if count[p] + (p.dir == "out") == interval]
     if interval <= array or not bound:
         return

@@ -3,10 +3,13 @@
 `Manifest` is built from the plan (``verilog.manifest``) and read back from a file only where a
 file is read (`Manifest.read`); ``to_json`` gives the file's dict, key for key and in its order,
 so a manifest read and written again is the same file. Keys the type does not know (added by
-later extensions) are kept as they are, after the known ones.
+later extensions) are kept as they are, after the known ones. A design.json of the contract's
+minimal form (another design with the same host interface: top, verilog, clock, reset, ports,
+expected_cycles) reads too: the keys hwgen adds are optional (None where absent, and not
+written back).
 """
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 
 from ..errors import HwgenError
 
@@ -15,7 +18,7 @@ from ..errors import HwgenError
 _OPTIONAL = {"optional": True}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Port:
     """One host port: a tensor's stream, ``lanes`` elements per beat (``row_pad`` padding
     elements after each row of an input's innermost dimension). A ``resident`` input is sent
@@ -25,7 +28,7 @@ class Port:
     dtype: str
     shape: tuple
     lanes: int
-    row_pad: int
+    row_pad: int = field(default=None, metadata=_OPTIONAL)     # None: 0, not in the file
     payload: str                # the Verilog signals of the stream
     valid: str
     ready: str
@@ -91,22 +94,22 @@ class Bridge:
                          "bridge that of its design?")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Manifest:
-    """One design's ``design.json``."""
+    """One design's ``design.json`` (the keys hwgen adds to the contract's are optional)."""
     top: str
     verilog: tuple
-    target: str
+    target: str = field(default=None, metadata=_OPTIONAL)
     clock: str
     reset: str
-    params: dict
+    params: dict = field(default=None, metadata=_OPTIONAL)
     ports: tuple                # Port
-    streams: tuple              # Stream
+    streams: tuple = field(default=None, metadata=_OPTIONAL)     # Stream
     expected_cycles: int
-    interval_cycles: int
-    schedule: Schedule
-    tiles: dict = None          # a tiled design: the order of its tiles (``host``)
-    bridge: Bridge = None
+    interval_cycles: int = field(default=None, metadata=_OPTIONAL)
+    schedule: Schedule = field(default=None, metadata=_OPTIONAL)
+    tiles: dict = field(default=None, metadata=_OPTIONAL)   # a tiled design: the tiles' order
+    bridge: Bridge = field(default=None, metadata=_OPTIONAL)
     extra: dict = field(default_factory=dict)   # other keys, in the file's order
 
     def port(self, name, direction=None):
@@ -129,9 +132,7 @@ class Manifest:
             value = getattr(self, f.name)
             if f.name == "extra":
                 out.update(value)
-            elif f.name in ("tiles", "bridge") and value is None:
-                continue
-            else:
+            elif not (f.metadata.get("optional") and value is None):
                 out[f.name] = _plain(value)
         return out
 
@@ -142,13 +143,20 @@ class Manifest:
         if not isinstance(data, dict):
             raise HwgenError(f"{where} must hold a JSON object, not {type(data).__name__}")
         known = {f.name for f in fields(cls)} - {"extra"}
+        required = [f.name for f in fields(cls) if f.name != "extra" and
+                    f.default is MISSING and f.default_factory is MISSING]
         try:
             values = {k: data[k] for k in known if k in data}
+            missing = [k for k in required if k not in data]
+            if missing:
+                raise KeyError(missing[0])
             values["verilog"] = tuple(data["verilog"])
             values["ports"] = tuple(Port(**dict(p, shape=tuple(p["shape"])))
                                     for p in data["ports"])
-            values["streams"] = tuple(Stream(**s) for s in data["streams"])
-            values["schedule"] = Schedule(**data["schedule"])
+            if "streams" in data:
+                values["streams"] = tuple(Stream(**s) for s in data["streams"])
+            if "schedule" in data:
+                values["schedule"] = Schedule(**data["schedule"])
             if "bridge" in data:
                 values["bridge"] = Bridge.from_json(data["bridge"])
             if data.get("tiles"):

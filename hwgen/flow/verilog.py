@@ -26,17 +26,21 @@ def manifest(top, verilog_files):
     """The ``manifest.Manifest`` of ``top`` (an ``rtl.top.Top``) whose Verilog is in
     ``verilog_files``: everything in it comes from the top's plan."""
     graph = top.graph
-    ports = tuple(Port(graph.host_name(t.name), t.direction, t.dtype.name, tuple(t.shape),
-                       top.lanes[t.name], row_pad(t, top.lanes[t.name]), f"{t.name}__payload",
-                       f"{t.name}__valid", f"{t.name}__ready", t.type.resident)
+    ports = tuple(Port(name=graph.host_name(t.name), dir=t.direction, dtype=t.dtype.name,
+                       shape=tuple(t.shape), lanes=top.lanes[t.name],
+                       row_pad=row_pad(t, top.lanes[t.name]), payload=f"{t.name}__payload",
+                       valid=f"{t.name}__valid", ready=f"{t.name}__ready",
+                       resident=t.type.resident)
                   for t in graph.tensors.values())
     streams = tuple(Stream(name, graph.channels[name].depth, fifo_instance(n))
                     for n, name in enumerate(top.schedule.fifos))
     schedule = Schedule(len(top.schedule.groups), array_starts(top.schedule),
                         sum(len(g.links) for g in top.schedule.groups), len(top.schedule.fifos))
-    return Manifest(graph.name, tuple(verilog_files), top.target, "clk", "rst",
-                    dict(graph.params), ports, streams, top.expected_cycles,
-                    top.interval_cycles, schedule, graph.tiles or None)
+    return Manifest(top=graph.name, verilog=tuple(verilog_files), target=top.target,
+                    clock="clk", reset="rst", params=dict(graph.params), ports=ports,
+                    streams=streams, expected_cycles=top.expected_cycles,
+                    interval_cycles=top.interval_cycles, schedule=schedule,
+                    tiles=graph.tiles or None)
 
 
 def convert(top, name, step=None, label=None, kinds=None):

@@ -99,3 +99,18 @@ def test_tiles_give_whole_shapes_and_bad_tiles_are_clear_errors():
     data["tiles"] = {"loops": [{"param": "M"}], "tensors": {}}
     with pytest.raises(HwgenError, match="has no key 'count'"):
         Manifest.from_json(data)
+
+
+def test_the_contracts_minimal_form_reads_and_writes_back_unchanged():
+    """Another design with the same host interface (benchmarks' hand-written array) gives
+    only the contract's keys: the ones hwgen adds are absent, not invented."""
+    data = {"top": "gemm_ref", "verilog": ["gemm_ref.v"], "clock": "clk", "reset": "rst",
+            "params": {"M": 2, "N": 2, "K": 3},
+            "ports": [{"name": "A", "dir": "in", "dtype": "int8", "shape": [2, 3], "lanes": 1,
+                       "payload": "A__payload", "valid": "A__valid", "ready": "A__ready"}],
+            "expected_cycles": 12}
+    read = Manifest.from_json(data)
+    assert read.interval_cycles is None and read.schedule is None and read.streams is None
+    assert read.ports[0].row_pad is None and read.to_json() == data
+    with pytest.raises(HwgenError, match="has no key 'expected_cycles'"):
+        Manifest.from_json({k: v for k, v in data.items() if k != "expected_cycles"})

@@ -82,8 +82,9 @@ def test_auto_picks_icarus_for_small_runs_and_verilator_for_large(monkeypatch):
     import shutil
     from hwgen.flow.manifest import Manifest, Schedule
     from hwgen.flow.simulate import ICARUS_UP_TO, choose_simulator
-    info = Manifest("gemm_os", ("gemm_os.v",), "generic", "clk", "rst", {}, (), (),
-                    181, 64, Schedule(1, 64, 0, 0))                # gemm_os 8x8, K=64
+    info = Manifest(top="gemm_os", verilog=("gemm_os.v",), target="generic", clock="clk",
+                    reset="rst", params={}, ports=(), streams=(), expected_cycles=181,
+                    interval_cycles=64, schedule=Schedule(1, 64, 0, 0))     # gemm_os 8x8, K=64
     monkeypatch.setattr(shutil, "which", lambda tool: "/usr/bin/" + tool)
     assert choose_simulator(info, 64, 3) == ("icarus", "19,776 PE-cycles: Icarus is fastest "
                                                        "for a run this small")
