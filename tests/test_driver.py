@@ -125,7 +125,7 @@ def test_wrong_design_files_and_ports_are_clear_errors(tmp_path, capsys):
     with pytest.raises(HwgenError, match="is not JSON"):
         Accelerator.open(str(tmp_path / "broken.json"), "/dev/ttyUSB9")
     (tmp_path / "bare.json").write_text(json.dumps({"ports": [], "bridge": {"baud": 3e6}}))
-    with pytest.raises(HwgenError, match="has no key 'verilog'"):
+    with pytest.raises(HwgenError, match="has no key 'top'"):
         Accelerator.open(str(tmp_path / "bare.json"), "/dev/ttyUSB9")
     replace(bridged, bridge=None, extra={}).write(tmp_path / "plain.json")
     with pytest.raises(HwgenError, match="no 'bridge' key"):
