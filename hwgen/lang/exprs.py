@@ -293,8 +293,10 @@ class ExprLowerer:
             return Select(BinOp("<", args[0], Const(0)), Neg(args[0]), args[0])
         result = args[0]
         for a in args[1:]:
+            # compared before `common`, which encodes a float literal as its bit pattern
+            larger = self.binary(">" if fn == "max" else "<", a, result, node)
             a, result = num.common(a, result, node)
-            result = Select(self.binary(">" if fn == "max" else "<", a, result, node), a, result)
+            result = Select(larger, a, result)
         return result
 
     def binary(self, op, lhs, rhs, node):

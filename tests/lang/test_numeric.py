@@ -38,6 +38,21 @@ def test_mixed_formats_widen_and_stores_convert():
     assert np.array_equal(out["D"], d.view(np.uint16).astype(np.int64))
 
 
+def test_max_and_min_of_floats_and_literals_compare_values():
+    @hwgen.region
+    def clamp(A: float32[5], C: float32[5], D: float32[5]):
+        @hwgen.task
+        def t():
+            for i in range(5):
+                C[i] = min(max(A[i], -98.0), 157.0)
+                D[i] = max(2.5, A[i], 7)
+
+    a = np.array([5.0, -150.0, 300.0, 2.0, -0.0], np.float32)
+    out = run(_graph(clamp), {"A": a})
+    assert np.array_equal(out["C"], np.clip(a, -98, 157).view(np.uint32).astype(np.int64))
+    assert np.array_equal(out["D"], np.maximum(a, 7).view(np.uint32).astype(np.int64))
+
+
 def test_float_misuse_is_an_error_at_the_line():
     @hwgen.region
     def bad(A: float32[4], C: int32[4]):
