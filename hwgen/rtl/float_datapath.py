@@ -30,7 +30,9 @@ class FloatLowering:
         if isinstance(a, int) and (b is None or isinstance(b, int)):
             return floats.evaluate(e.op, a, b, e.fmt)
         lvl = max(level_of(a), level_of(b))
-        x, y = self.at(a, lvl), None if b is None else self.at(b, lvl)
+        # a constant at its format's width, whose top bit is the sign
+        x, y = (v if v is None else Const(v, e.fmt.bits) if isinstance(v, int) else
+                self.at(v, lvl) for v in (a, b))
         if e.op in ("neg", "abs"):
             sign = ~x[-1] if e.op == "neg" else Const(0, 1)
             return Staged(Cat(x[:-1], sign), lvl)
