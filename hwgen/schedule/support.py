@@ -6,7 +6,7 @@ gets further into the generator only to fail there.
 """
 from ..errors import HwgenError
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Read, StreamOp, VarRef, Write, coexist,
-                        span_of, stmt_exprs, stream_ops, trips_under)
+                        span_of, stmt_exprs, stream_ops, subexprs, trips_under)
 from ..ir.accumulate import LANES, accumulators, run, update_of
 from ..ir.layout import WIDE_REGISTER_LIMIT, index_bounds, memory_arrays
 from .in_out import check_in_out
@@ -25,11 +25,15 @@ def check_support(graph):
 
 def _static_indices(inst):
     """Hardware addresses tensors and memories from its loop counters: every index is an
-    affine expression of loop variables, grid indices and constants."""
+    affine expression of loop variables, grid indices and constants. A read-only table is
+    read at any address: a value looked up in it (``inst.contents``)."""
     for seg in inst.segments:
+        tables = {}             # local -> the tables its value was looked up in, this iteration
         for stmt in seg.body:
+            _one_lookup_deep(inst, stmt, tables)
             accesses = [stmt] if isinstance(stmt, (Write, ArrayWrite)) else []
-            accesses += [e for e in stmt_exprs(stmt) if isinstance(e, (Read, ArrayRead))]
+            accesses += [e for e in stmt_exprs(stmt) if isinstance(e, Read) or
+                         isinstance(e, ArrayRead) and e.array not in inst.contents]
             for a in accesses:
                 if any(index_bounds(i, seg.trips) is None for i in a.index):
                     name = a.tensor if isinstance(a, (Read, Write)) else a.array
@@ -38,6 +42,30 @@ def _static_indices(inst):
                                      "local arrays from its loop counters: index with loop "
                                      "variables, grid indices and constants (the interpreter "
                                      "runs it as it is)", a.loc or stmt.loc)
+
+
+def _one_lookup_deep(inst, stmt, tables):
+    """Every read of a table comes at one pipeline level, so no lookup in a table is indexed
+    by a value looked up in the same table in the same iteration (``tables``: what each local
+    holds so far, updated with ``stmt``)."""
+    def looked_up(e):
+        found = set()
+        for x in subexprs(e):
+            if isinstance(x, ArrayRead) and x.array in inst.contents:
+                found.add(x.array)
+            elif isinstance(x, VarRef):
+                found |= tables.get(x.name, set())
+        return found
+    for e in stmt_exprs(stmt):
+        if isinstance(e, ArrayRead) and e.array in inst.contents and \
+                e.array in set().union(*map(looked_up, e.index)):
+            raise HwgenError(f"in task {inst.name}: table '{e.array}' is looked up at a value "
+                             "looked up in it in the same iteration; every read of a table "
+                             "comes at one pipeline stage: declare a second table with the "
+                             "same values for the second lookup", e.loc or stmt.loc)
+    if isinstance(stmt, Assign):
+        tables[stmt.var] = looked_up(stmt.value) | (tables.get(stmt.var, set()) if stmt.pred
+                                                    else set())
 
 
 def _tensor_writes(inst):

@@ -189,6 +189,11 @@ def test_read_only_tables_are_memories_holding_their_values(N):
     _equals_its_reference("rom_table", {"N": N}, 5)
 
 
+@pytest.mark.parametrize("N", [5, 1])
+def test_read_only_tables_are_looked_up_by_run_time_values(N):
+    _equals_its_reference("table_lookup", {"N": N}, 6)
+
+
 @pytest.mark.parametrize("params", [{"B": 2, "M": 4, "J": 3, "K": 5},
                                     {"B": 1, "M": 1, "J": 1, "K": 1},
                                     {"B": 2, "M": 20, "J": 17, "K": 3}])

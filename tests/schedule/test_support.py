@@ -53,9 +53,25 @@ def _sum_started_elsewhere():
     return sum_started_elsewhere, _line_of(_sum_started_elsewhere, "started before another")
 
 
+TABLE = np.arange(2 * 256).reshape(2, 256) % 256 - 128
+
+
+def _lookup_of_a_lookup():
+    @hwgen.region
+    def lookup_of_a_lookup(A: int8[4], C: int32[4]):
+        @hwgen.task
+        def t():
+            f: int8[2, 256] = TABLE
+            for i in range(4):
+                x: int8 = f[0, A[i] + 128]
+                C[i] = f[1, x + 128]        # looked up at a value looked up in f
+    return lookup_of_a_lookup, _line_of(_lookup_of_a_lookup, "looked up at a value")
+
+
 @pytest.mark.parametrize("make,message", [
     (_forwarding, "got twice on one iteration"),
-    (_sum_started_elsewhere, "must be set right before")])
+    (_sum_started_elsewhere, "must be set right before"),
+    (_lookup_of_a_lookup, "declare a second table with the same values")])
 def test_the_interpreter_runs_it_hardware_refuses_it_at_the_line(make, message):
     region, line = make()
     graph = check(region.graph())
