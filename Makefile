@@ -34,7 +34,7 @@ ROUTER  ?= router1
 MEASUREARG = $(if $(or $(filter-out 0 no false,$(MEASURE)),$(CLUSTER)),--measure --seeds $(SEEDS)) \
 	$(if $(CLUSTER),--cluster $(CLUSTER))
 
-.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph fusion dse layers bench clean iverilog formal campaign run allo digits train-digits
+.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph fusion dse layers bench clean iverilog formal campaign run allo digits train-digits model train-models
 
 all: demo
 
@@ -111,6 +111,20 @@ digits: setup
 
 train-digits: setup
 	$(PY) scripts/train_digits.py
+
+# A quantized ONNX model as a design (docs/models.md): its program, the interpreter on DATA
+# (IMAGES of it) and RTL samples in simulation against onnxruntime, then place and route on
+# DEVICE. train-models trains and quantizes the shipped ones again.
+MODEL ?= hwgen/examples/models/digits_mlp.onnx
+DATA  ?= $(if $(filter hwgen/examples/models/digits_%,$(MODEL)),hwgen/examples/models/digits_test.npz)
+RTL   ?= 50
+BATCH ?= 8
+model: setup
+	$(HWGEN) model "$(MODEL)" $(if $(DATA),--data "$(DATA)") --images $(IMAGES) --sim $(RTL) \
+	  --batch $(BATCH) $(OUTARG) --pnr --device $(DEVICE)
+
+train-models: setup
+	$(PY) scripts/train_models.py
 
 graph: setup
 	$(HWGEN) graph "$(DESIGN)" --params "$(PARAMS)" $(if $(OUT),--out $(OUT)/graph.svg) $(DSEARG)

@@ -1,5 +1,5 @@
 """hwgen's command line: check, build, sim, timing, bitstream, graph, fusion, demo (and, from
-``cli_explore``, dse and layers); the Makefile calls these, ``cli_args`` declares their
+``cli_explore``, dse and layers, from ``cli_model``, model); the Makefile calls these, ``cli_args`` declares their
 arguments."""
 import os
 import sys
@@ -8,6 +8,7 @@ import time
 from .cli_args import parser
 from .cli_explore import (array_option, budget_of as _budget, cmd_dse,  # noqa: F401
                           cmd_layers, point_graph as _point)
+from .cli_model import cmd_model  # noqa: F401
 from .errors import HwgenError
 
 
@@ -207,42 +208,16 @@ def _passed(result):
                 and all(r["pass"] for r in result["tests"].values()))
 
 
-def _print_timing(t):
-    from .flow.pnr import describe_path
-    u, a = t["used"], t["available"]
-    print(f"Fmax {t['fmax_mhz']:.1f} MHz on {t['device']} (seeds: " + ", ".join(
-        f"{f:.1f}" for f in t["fmax_seeds"]) + f"); {describe_path(t.get('critical_path'))}")
-    print(f"{'resource':<8} {'used':>8} {'available':>10} {'%':>6}")
-    for col in ("LUT", "FF", "DSP", "BRAM", "LUTRAM"):
-        if a.get(col):
-            print(f"{col:<8} {u[col]:>8} {a[col]:>10} {100 * u[col] / a[col]:>6.1f}")
-
-
 def cmd_timing(args):
-    from .flow import verilog
-    from .flow.pnr import check_router, device_info, timing
-    from .flow.board import selftest_verilog
+    from .flow.pnr import check_router, device_info
+    from .flow.timing_run import print_timing, time_design
     device_info(args.device)
     check_router(args.router)
     graph = _graph(args)
     _warn_if_too_big(graph, args.device)
-    out = _out_dir(args)
-    steps = _Steps(4 + len(args.seeds))
-    info = verilog.write(graph, out, _lanes(args), steps, verilog.target_of(args.device))
-    workdir = os.path.join(out, f"timing_{args.device}")
-    os.makedirs(workdir, exist_ok=True)
-    if args.device.startswith("ice40"):
-        # The UP5K package has too few pins for raw host ports: time the self-test wrapper.
-        files, top = selftest_verilog(graph, workdir)
-    else:
-        import shutil
-        for v in info.verilog:
-            shutil.copy(os.path.join(out, v), workdir)
-        files, top = list(info.verilog), info.top
-    steps(f"synthesizing {top} for {args.device} with Yosys")
-    t = timing(workdir, files, top, args.device, args.freq, args.seeds, progress=steps,
-               router=args.router)
-    _print_timing(t)
+    t, workdir = time_design(graph, _out_dir(args), args.device, _lanes(args), args.freq,
+                             args.seeds, args.router, _Steps(4 + len(args.seeds)))
+    print_timing(t)
     print(f"report: {os.path.join(workdir, 'timing.json')}")
     return 0
 
@@ -251,7 +226,7 @@ def cmd_bitstream(args):
     from .flow.board import bitstream, board_spec
     board_spec(args.board)
     path, t = bitstream(_graph(args), _out_dir(args), args.board, args.selftest, _Steps(5))
-    _print_timing(t)
+    print_timing(t)
     what = "LED self-test" if args.selftest else f"UART bridge at {t['baud']:,} baud"
     print(f"bitstream: {path} ({what}; Fmax {t['fmax_mhz']:.1f} MHz >= the "
           f"{t['clock_mhz']:g} MHz clock it needs)")

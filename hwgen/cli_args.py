@@ -205,6 +205,36 @@ def _add_campaign_command(sub):
                    "<out>/findings; tests/programs/campaign keeps them as regression tests)")
 
 
+def _add_model_command(sub):
+    """`model`: a quantized ONNX model as a verified, placed and routed design."""
+    p = sub.add_parser(
+        "model", help="a quantized ONNX model as a hwgen program, checked against onnxruntime",
+        description="Read an 8-bit ONNX model (QDQ or QOperator, as onnxruntime's "
+        "quantize_static writes it; docs/models.md lists the operators), write it as a hwgen "
+        "program (one task per MatMul/Gemm layer, weights in on-chip tables, streams between "
+        "layers as deep as the schedule needs), print a table of its layers, and compare "
+        "every output with onnxruntime's on DATA: in hwgen's interpreter, in the RTL in "
+        "Amaranth's simulator (--sim samples, random gaps and back-pressure), then place and "
+        "route it (--pnr).")
+    p.add_argument("model", help="the .onnx file")
+    p.add_argument("--data", default=None, help="an .npz: an array named after the model's "
+                   "input (first axis the samples) and optionally 'labels' (default: random "
+                   "inputs in the input's quantization range)")
+    p.add_argument("--images", type=int, default=None, help="use the first N samples "
+                   "(default: all of --data, or 100 random ones)")
+    p.add_argument("--sim", type=int, default=0, help="samples to run in RTL simulation "
+                   "(default 0)")
+    p.add_argument("--batch", type=int, default=1, help="samples per problem, B (default 1)")
+    p.add_argument("--unroll", type=int, default=None, help="multiply-accumulates per clock "
+                   "in the first layer (default: the fewest that keep it from being the "
+                   "slowest)")
+    p.add_argument("--pnr", action="store_true", help="place and route on --device and print "
+                   "inferences/s at Fmax")
+    p.add_argument("--device", default="ecp5-85k", help="for --pnr (default ecp5-85k)")
+    p.add_argument("--seed", type=int, default=0, help="seed of random inputs and stalls")
+    p.add_argument("--out", default=None, help="output folder (default build/model_<name>)")
+
+
 def parser():
     """The argument parser of every subcommand (``cli.main`` runs ``cmd_<command>``)."""
     parser = argparse.ArgumentParser(
@@ -223,6 +253,7 @@ def parser():
     p.add_argument("--list", action="store_true", help="list the proofs and their properties")
     p.add_argument("--out", default="build/formal", help="output folder (default build/formal)")
     _add_campaign_command(sub)
+    _add_model_command(sub)
     p = _add_design_options(sub.add_parser(
         "demo", help="build, simulate and time one design; one summary"))
     p.add_argument("--sim", default="auto", help="auto (default), verilator or icarus")

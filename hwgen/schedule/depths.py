@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..errors import HwgenError
 from .plan import plan
 
-__all__ = ["DepthAdvice", "depth_advice"]
+__all__ = ["DepthAdvice", "depth_advice", "least_depth"]
 
 # The deepest FIFO tried; a deeper one costs more memory than the stalls it saves.
 MOST = 4096
@@ -40,22 +40,33 @@ def depth_advice(built):
     of its interval or more, each stream deepened alone."""
     graph, advice = built.graph, []
     for name in built.schedule.fifos:
-        channel = graph.channels.get(name)
-        if channel is None or channel.depth >= MOST:
+        found = least_depth(graph, name)
+        if found is None or found[1] > (1 - WORTH) * built.interval_cycles:
             continue
-        interval = _interval(graph, name, MOST)
-        if interval is None or interval > (1 - WORTH) * built.interval_cycles:
-            continue
-        low, high = channel.depth, MOST        # interval(low) is worse, interval(high) best
-        while high - low > 1:
-            middle = (low + high) // 2
-            if _interval(graph, name, middle) == interval:
-                high = middle
-            else:
-                low = middle
+        channel = graph.channels[name]
         advice.append(DepthAdvice(name, channel.loc, channel.depth, built.interval_cycles,
-                                  high, interval))
+                                  *found))
     return advice
+
+
+def least_depth(graph, name):
+    """``(depth, interval)``: the fewest entries of stream ``name`` (no fewer than declared)
+    at which problems come as fast as at any depth up to `MOST`, and that interval; None where
+    the stream is `MOST` deep or deeper, or no depth builds."""
+    channel = graph.channels.get(name)
+    if channel is None or channel.depth >= MOST:
+        return None
+    best = _interval(graph, name, MOST)
+    if best is None:
+        return None
+    low, high = channel.depth - 1, MOST        # interval(low) is worse, interval(high) best
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _interval(graph, name, middle) == best:
+            high = middle
+        else:
+            low = middle
+    return high, best
 
 
 def _interval(graph, name, depth):

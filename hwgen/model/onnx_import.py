@@ -1,0 +1,203 @@
+"""Read a quantized ONNX model into ``layers.Model``.
+
+The model goes through onnxruntime's own graph optimiser first (basic and extended levels, the
+CPU provider), so that a QDQ model becomes the operators onnxruntime runs (``DequantizeLinear``,
+``MatMul``, ``QuantizeLinear`` fused into ``QLinearMatMul``, ...) and hwgen computes exactly
+what onnxruntime computes. What remains must be a chain from one float input through
+``QuantizeLinear``, 8-bit layers, and ``DequantizeLinear`` to one float output.
+"""
+import os
+import tempfile
+
+import numpy as np
+
+from ..errors import HwgenError
+from .layers import AddConst, Dense, Model, Quant
+
+SUPPORTED = ("QuantizeLinear, DequantizeLinear, QLinearMatMul, QGemm, QLinearAdd, MatMul, Gemm "
+             "and Add between DequantizeLinear and QuantizeLinear, Relu folded into "
+             "quantization, Flatten and Reshape to (batch, features)")
+_IGNORED = {"Flatten", "Reshape", "Identity"}
+_DTYPES = {np.dtype(np.int8): "int8", np.dtype(np.uint8): "uint8"}
+
+
+def _optimized(path):
+    """The model as onnxruntime's graph optimiser leaves it (an ``onnx.ModelProto``)."""
+    import onnx
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    options.log_severity_level = 3
+    with tempfile.TemporaryDirectory() as tmp:
+        options.optimized_model_filepath = os.path.join(tmp, "optimized.onnx")
+        try:
+            ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+        except Exception as e:          # onnxruntime's own message says what is wrong
+            raise HwgenError(f"onnxruntime cannot load {path}: {str(e).strip()}") from None
+        return onnx.load(options.optimized_model_filepath)
+
+
+class _Graph:
+    """The nodes of a model by the tensors they read, and its constants."""
+
+    def __init__(self, proto, path):
+        from onnx import numpy_helper
+        self.path = path
+        self.consts = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer}
+        self.readers, self.producer = {}, {}
+        for node in proto.graph.node:
+            if node.op_type == "Constant":
+                self.consts[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
+                continue
+            for name in node.input:
+                self.readers.setdefault(name, []).append(node)
+            self.producer.update((name, node) for name in node.output)
+        self.inputs = [i for i in proto.graph.input if i.name not in self.consts]
+        self.outputs = [o.name for o in proto.graph.output]
+
+    def const(self, node, index):
+        name = node.input[index] if index < len(node.input) else ""
+        if name not in self.consts:
+            raise self.error(node, f"its input {index} ({name or 'absent'}) must be a constant "
+                             "(an initializer)")
+        return self.consts[name]
+
+    def quant(self, node, scale, zero):
+        s, z = self.const(node, scale), self.const(node, zero)
+        if s.size != 1 or z.size != 1:
+            raise self.error(node, "a per-channel activation scale or zero point is not "
+                             "supported (quantize activations per tensor)")
+        if z.dtype not in _DTYPES:
+            raise self.error(node, f"{z.dtype} activations are not supported (int8 or uint8)")
+        return Quant(float(np.float32(s.item())), int(z.item()), _DTYPES[z.dtype])
+
+    def only_reader(self, name):
+        readers = self.readers.get(name, [])
+        if len(readers) != 1:
+            where = ", ".join(f"{n.name or n.op_type}" for n in readers) or "nothing"
+            raise HwgenError(f"{self.path}: tensor {name!r} is read by {where}: hwgen takes a "
+                             "chain of layers, each tensor read by the next layer alone")
+        return readers[0]
+
+    def error(self, node, message):
+        return HwgenError(f"{self.path}: node {node.name or '(unnamed)'} ({node.op_type}): "
+                          f"{message}")
+
+
+def load(path):
+    """The ``Model`` of the quantized ONNX file at ``path``."""
+    if not os.path.isfile(path):
+        raise HwgenError(f"model file {path!r} not found (try hwgen/examples/models/"
+                         "digits_mlp.onnx)")
+    graph = _Graph(_optimized(path), path)
+    if len(graph.inputs) != 1 or len(graph.outputs) != 1:
+        raise HwgenError(f"{path}: hwgen takes a model of one input and one output, this one "
+                         f"has {len(graph.inputs)} and {len(graph.outputs)}")
+    source = graph.inputs[0]
+    dims = [d.dim_value for d in source.type.tensor_type.shape.dim]
+    features = int(np.prod(dims[1:])) if len(dims) >= 2 and all(dims[1:]) else 0
+    if not features:
+        raise HwgenError(f"{path}: input {source.name!r} has shape {dims}: hwgen takes "
+                         "(batch, features...) with every feature dimension known")
+    layers, name = _chain(graph, source.name)
+    if not layers:
+        raise HwgenError(f"{path}: no quantized layer between the input and the output")
+    if layers[0].shape[0] != features:
+        raise HwgenError(f"{path}: the first layer takes {layers[0].shape[0]} values, the "
+                         f"input has {features}")
+    return Model(os.path.splitext(os.path.basename(path))[0], source.name, name, features,
+                 tuple(layers))
+
+
+def _chain(graph, name):
+    """The layers from the float input ``name`` to the float output, and its name."""
+    node = graph.only_reader(name)
+    if node.op_type != "QuantizeLinear":
+        raise graph.error(node, "the input must be quantized first (QuantizeLinear): hwgen "
+                          "runs 8-bit models")
+    x, name, layers = graph.quant(node, 1, 2), node.output[0], []
+    while name not in graph.outputs:
+        node = graph.only_reader(name)
+        if node.op_type in _IGNORED:
+            name = node.output[0]
+            continue
+        if node.op_type == "DequantizeLinear":
+            _same_quant(graph, node, x, 1, 2)
+            if node.output[0] in graph.outputs:
+                return layers, node.output[0]
+            layer, name = _float_add(graph, node.output[0], x)
+        else:
+            layer, name = _layer(graph, node, x), node.output[0]
+        layers.append(layer)
+        x = layer.y
+    raise HwgenError(f"{graph.path}: the output {name!r} is quantized: hwgen takes a model "
+                     "whose output is dequantized (DequantizeLinear)")
+
+
+def _layer(graph, node, x):
+    op = node.op_type
+    if op == "QLinearMatMul":
+        return _dense(graph, node, x, weight=3, w_quant=(4, 5), y_quant=(6, 7), bias=None)
+    if op == "QGemm":
+        attrs = {a.name: a for a in node.attribute}
+        if "alpha" in attrs and attrs["alpha"].f != 1.0 or "transA" in attrs and attrs["transA"].i:
+            raise graph.error(node, "alpha other than 1 or transA is not supported")
+        if len(node.input) < 8:
+            raise graph.error(node, "a QGemm with a float output is not supported")
+        return _dense(graph, node, x, weight=3, w_quant=(4, 5), y_quant=(7, 8), bias=6,
+                      transposed="transB" in attrs and attrs["transB"].i)
+    if op == "QLinearAdd":
+        first = node.input[0] in graph.consts
+        mine, other = (3, 0) if first else (0, 3)
+        _same_quant(graph, node, x, mine + 1, mine + 2)
+        const = graph.const(node, other).reshape(-1)
+        # onnxruntime takes a scalar first input as the second
+        return AddConst(node.name, const, x, graph.quant(node, other + 1, other + 2),
+                        graph.quant(node, 6, 7), float_path=False,
+                        const_first=first and const.size > 1)
+    raise graph.error(node, f"not supported; hwgen supports {SUPPORTED}")
+
+
+def _same_quant(graph, node, x, scale, zero):
+    got = graph.quant(node, scale, zero)
+    if got != x:
+        raise graph.error(node, f"reads its input as {got}, written as {x}")
+
+
+def _dense(graph, node, x, weight, w_quant, y_quant, bias, transposed=False):
+    _same_quant(graph, node, x, 1, 2)
+    w = graph.const(node, weight)
+    if w.ndim != 2 or w.dtype not in _DTYPES:
+        raise graph.error(node, f"weights of shape {list(w.shape)} and type {w.dtype}: hwgen "
+                          "takes a 2-D int8 or uint8 matrix")
+    w = w.T if transposed else w
+    n = w.shape[1]
+    s, z = graph.const(node, w_quant[0]), graph.const(node, w_quant[1])
+    if s.size not in (1, n) or z.size not in (1, n):
+        raise graph.error(node, f"weight scale of {s.size} and zero point of {z.size} values "
+                          f"for {n} outputs")
+    b = np.zeros(n, np.int32)
+    if bias is not None and len(node.input) > bias and node.input[bias]:
+        b = graph.const(node, bias).reshape(-1).astype(np.int32)
+    return Dense(node.name, np.ascontiguousarray(w),
+                 np.broadcast_to(s.astype(np.float32).reshape(-1), n).copy(),
+                 np.broadcast_to(z.astype(np.int32).reshape(-1), n).copy(), b, x,
+                 graph.quant(node, *y_quant))
+
+
+def _float_add(graph, name, x):
+    """The ``Add`` of the dequantized ``name`` and a dequantized constant in floats, quantized
+    after it: the layer and the tensor it writes."""
+    add = graph.only_reader(name)
+    if add.op_type != "Add":
+        raise graph.error(add, "between DequantizeLinear and QuantizeLinear hwgen supports the "
+                          "Add of a constant alone (onnxruntime fuses the other operators)")
+    dq = graph.producer.get(add.input[1] if add.input[0] == name else add.input[0])
+    if dq is None or dq.op_type != "DequantizeLinear" or dq.input[0] not in graph.consts:
+        raise graph.error(add, "its other operand must be a dequantized constant")
+    quant = graph.only_reader(add.output[0])
+    if quant.op_type != "QuantizeLinear":
+        raise graph.error(quant, "an Add in floats must be quantized after it")
+    const = graph.const(dq, 0).reshape(-1)
+    return AddConst(add.name, const, x, graph.quant(dq, 1, 2), graph.quant(quant, 1, 2),
+                    float_path=True), quant.output[0]

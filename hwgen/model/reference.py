@@ -1,0 +1,110 @@
+"""A ``layers.Model`` computed in numpy as onnxruntime's CPU kernels compute it, bit for bit:
+float32 arithmetic in their order, round to nearest even, clamps where they clamp."""
+from weakref import WeakKeyDictionary
+
+import numpy as np
+
+from .layers import Dense
+
+_F = np.float32
+_TABLES = WeakKeyDictionary()        # AddConst layer -> its add_table
+
+
+def quantize(values, q):
+    """``QuantizeLinear``: values / scale, rounded to nearest even, plus the zero point,
+    saturated to the type."""
+    lo, hi = q.bounds
+    scaled = np.asarray(values, _F) / _F(q.scale)
+    return np.clip(np.rint(scaled) + q.zero, lo, hi).astype(np.int64)
+
+
+def dequantize(values, q):
+    """``DequantizeLinear``: (q - zero) in integers, times scale in float32."""
+    return (np.asarray(values, np.int64) - q.zero).astype(_F) * _F(q.scale)
+
+
+def requantize(values, multiplier, q):
+    """An integer sum to ``q``'s type: float32(sum) * multiplier, clamped in floats to the
+    type's range less the zero point, rounded to nearest even, plus the zero point."""
+    lo, hi = q.bounds
+    scaled = np.asarray(values).astype(_F) * np.asarray(multiplier, _F)
+    scaled = np.minimum(np.maximum(scaled, _F(lo - q.zero)), _F(hi - q.zero))
+    return np.rint(scaled).astype(np.int64) + q.zero
+
+
+def multiplier(layer):
+    """A ``Dense`` layer's requantization multiplier per output: x.scale * w_scale / y.scale
+    in float32."""
+    return (_F(layer.x.scale) * layer.w_scale.astype(_F)) / _F(layer.y.scale)
+
+
+def dense(layer, x):
+    w = layer.weight.astype(np.int64) - layer.w_zero
+    acc = (np.asarray(x, np.int64) - layer.x.zero) @ w + layer.bias
+    return requantize(acc, multiplier(layer), layer.y)
+
+
+def _fma(a, b, c):
+    """a * b + c of float32 arrays rounded once to float32, as the FMA instruction does: the
+    product is exact in float64, the sum exact as float64 ``s + err`` (Knuth's two-sum), and
+    ``s`` rounds to the float32 that ``s + err`` rounds to unless ``s`` lies halfway between
+    two float32 values, where ``err`` decides."""
+    p = np.asarray(a, _F).astype(np.float64) * np.asarray(b, _F).astype(np.float64)
+    c = np.asarray(c, _F).astype(np.float64)
+    s = p + c
+    back = s - p
+    err = (p - (s - back)) + (c - back)
+    r = s.astype(_F)
+    d = s - r.astype(np.float64)
+    other = np.nextafter(r, np.where(d > 0, _F(np.inf), _F(-np.inf)))
+    halfway = (d != 0) & (np.abs(other.astype(np.float64) - r) == 2 * np.abs(d))
+    return np.where(halfway & (np.sign(err) == np.sign(d)), other, r)
+
+
+def _qlinear_add(layer, a, b):
+    """``QLinearAdd`` of quantized values ``a`` (first input) and ``b`` as onnxruntime's AVX2
+    kernel computes it: ratios of the scales to the output's, the zero points folded into a
+    constant, two fused multiply-adds, round to nearest even, saturate."""
+    qa, qb = (layer.c, layer.x) if layer.const_first else (layer.x, layer.c)
+    ra, rb = _F(qa.scale) / _F(layer.y.scale), _F(qb.scale) / _F(layer.y.scale)
+    fixed = _F(layer.y.zero) - _fma(ra, _F(qa.zero), rb * _F(qb.zero))
+    t = _fma(np.asarray(a, _F), ra, _fma(np.asarray(b, _F), rb, fixed))
+    lo, hi = layer.y.bounds
+    return np.clip(np.rint(t), lo, hi).astype(np.int64)
+
+
+def add_table(layer):
+    """Every output of an ``AddConst`` layer: ``[N, 256]``, row n for the constant's element
+    n, column v for the input ``v + lowest`` of its type."""
+    lo, hi = layer.x.bounds
+    values = np.arange(lo, hi + 1)[None, :]
+    const = layer.const.astype(np.int64)[:, None]
+    if layer.float_path:
+        return quantize(dequantize(values, layer.x) + dequantize(const, layer.c), layer.y)
+    if layer.const_first:
+        return _qlinear_add(layer, const, values)
+    return _qlinear_add(layer, values, const)
+
+
+def add_const(layer, x):
+    lo = layer.x.bounds[0]
+    table = _TABLES.get(layer)
+    if table is None:
+        table = _TABLES[layer] = add_table(layer)
+    x = np.asarray(x, np.int64)
+    return table[np.arange(x.shape[-1]), x - lo]
+
+
+def run(model, x):
+    """Every layer's output for the quantized inputs ``x`` (samples x features)."""
+    outs = []
+    for layer in model.layers:
+        x = dense(layer, x) if isinstance(layer, Dense) else add_const(layer, x)
+        outs.append(x)
+    return outs
+
+
+def infer(model, inputs):
+    """The model's float outputs for float ``inputs``, through the integer layers."""
+    x = quantize(np.asarray(inputs, _F).reshape(len(inputs), -1), model.x)
+    return dequantize(run(model, x)[-1], model.y)

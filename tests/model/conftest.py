@@ -1,0 +1,73 @@
+import os
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from tests.conftest import EXAMPLES
+
+MODELS = os.path.join(EXAMPLES, "models")
+DIGITS = os.path.join(MODELS, "digits_test.npz")
+
+
+def shipped(name):
+    return os.path.join(MODELS, f"{name}.onnx")
+
+
+def float_model(path, layers, seed=0, gemm=True, relu=True):
+    """A float MLP of random weights (``layers``: the sizes, input first) written to
+    ``path``: Gemm nodes with their bias, or MatMul and Add; Relu between layers."""
+    rng = np.random.default_rng(seed)
+    nodes, inits, name = [], [], "x"
+    for k, (n_in, n_out) in enumerate(zip(layers, layers[1:])):
+        w, b = f"w{k}", f"b{k}"
+        inits += [numpy_helper.from_array(rng.normal(0, 1 / np.sqrt(n_in), (n_in, n_out))
+                                          .astype(np.float32), w),
+                  numpy_helper.from_array(rng.normal(0, 0.3, n_out).astype(np.float32), b)]
+        if gemm:
+            nodes.append(helper.make_node("Gemm", [name, w, b], [f"g{k}"], name=f"gemm{k}"))
+        else:
+            nodes += [helper.make_node("MatMul", [name, w], [f"m{k}"], name=f"matmul{k}"),
+                      helper.make_node("Add", [f"m{k}", b], [f"g{k}"], name=f"add{k}")]
+        name = f"g{k}"
+        if relu and k < len(layers) - 2:
+            nodes.append(helper.make_node("Relu", [name], [f"r{k}"], name=f"relu{k}"))
+            name = f"r{k}"
+    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, [None, layers[0]])], [helper.make_tensor_value_info(
+            name, TensorProto.FLOAT, [None, layers[-1]])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    import onnx
+    onnx.save(model, path)
+    return path
+
+
+def quantized(source, path, features, form="QDQ", per_channel=False, seed=0):
+    """``source`` quantized by onnxruntime's ``quantize_static`` on random inputs."""
+    import logging
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
+    logging.getLogger().setLevel(logging.ERROR)
+    rng = np.random.default_rng(seed)
+
+    class Calibration(CalibrationDataReader):
+        def __init__(self):
+            self.items = iter({"x": rng.uniform(-1, 1, (1, features)).astype(np.float32)}
+                              for _ in range(64))
+
+        def get_next(self):
+            return next(self.items, None)
+
+    quantize_static(source, path, Calibration(), quant_format=getattr(QuantFormat, form),
+                    per_channel=per_channel)
+    return path
+
+
+@pytest.fixture
+def user_model(tmp_path):
+    """``user_model(layers, **options)``: a random MLP quantized as a user would."""
+    def make(layers, form="QDQ", per_channel=False, gemm=True, seed=0):
+        source = float_model(str(tmp_path / f"float{seed}.onnx"), layers, seed, gemm)
+        return quantized(source, str(tmp_path / f"q{seed}_{form}.onnx"), layers[0], form,
+                         per_channel, seed)
+    return make

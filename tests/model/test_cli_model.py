@@ -1,0 +1,37 @@
+"""``hwgen model``: the table, the comparisons with onnxruntime, and bad input as errors."""
+import numpy as np
+
+from hwgen.cli import main
+from tests.model.conftest import DIGITS, shipped
+
+
+def test_model_prints_its_layers_and_agrees_with_onnxruntime(tmp_path, capsys):
+    assert main(["model", shipped("digits_mlp"), "--data", DIGITS, "--images", "24",
+                 "--sim", "3", "--batch", "3", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "MatMul 64 -> 32" in out and "s2 (" in out
+    assert "onnxruntime: 24 samples, accuracy" in out
+    assert "interpreter: 24 samples, every output equals onnxruntime's, accuracy" in out
+    assert "RTL: 3 samples, every output equals onnxruntime's" in out
+    assert (tmp_path / "digits_mlp.py").is_file() and (tmp_path / "digits_mlp.onnx").is_file()
+
+
+def test_model_without_data_draws_inputs_in_the_input_range(tmp_path, capsys):
+    assert main(["model", shipped("digits_mlp_qop"), "--images", "5", "--out",
+                 str(tmp_path)]) == 0
+    assert "interpreter: 5 samples, every output equals" in capsys.readouterr().out
+
+
+def test_model_bad_input_is_a_clear_error(tmp_path, capsys):
+    assert main(["model", str(tmp_path / "none.onnx")]) == 2
+    assert "not found" in capsys.readouterr().err
+    np.savez(tmp_path / "wrong.npz", pixels=np.zeros((3, 64), np.float32))
+    assert main(["model", shipped("digits_mlp"), "--data", str(tmp_path / "wrong.npz"),
+                 "--out", str(tmp_path)]) == 2
+    assert "has no array 'x' (the model's input); it has ['pixels']" in capsys.readouterr().err
+    np.savez(tmp_path / "short.npz", x=np.zeros((3, 60), np.float32))
+    assert main(["model", shipped("digits_mlp"), "--data", str(tmp_path / "short.npz"),
+                 "--out", str(tmp_path)]) == 2
+    assert "the model takes (samples, 64)" in capsys.readouterr().err
+    assert main(["model", shipped("digits_mlp"), "--batch", "0"]) == 2
+    assert "--batch and --images take a positive number" in capsys.readouterr().err

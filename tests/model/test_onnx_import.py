@@ -1,0 +1,92 @@
+"""``model.onnx_import``: the shipped models and a user's, as typed layers; every model it
+cannot take is an error naming the node, its operator and what is supported."""
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from hwgen import HwgenError
+from hwgen.model.layers import AddConst, Dense
+from hwgen.model.onnx_import import load
+from tests.model.conftest import float_model, quantized, shipped
+
+
+def test_the_shipped_qdq_model_is_what_onnxruntime_runs_on_x86():
+    """onnxruntime fuses DequantizeLinear, MatMul, QuantizeLinear into QLinearMatMul and runs
+    int8 activations as uint8 (zero point + 128); the Add of the bias stays in floats."""
+    model = load(shipped("digits_mlp"))
+    assert [type(layer) for layer in model.layers] == [Dense, AddConst, Dense, AddConst]
+    assert [layer.shape for layer in model.layers] == [(64, 32), (32, 32), (32, 10), (10, 10)]
+    assert model.x.dtype == "uint8" and all(layer.float_path for layer in model.layers[1::2])
+    assert (model.input, model.features, model.outputs) == ("x", 64, 10)
+
+
+def test_the_shipped_qoperator_model_keeps_int8_and_qlinear_add():
+    model = load(shipped("digits_mlp_qop"))
+    assert model.x.dtype == "int8" and model.x.zero == -128
+    assert not any(layer.float_path for layer in model.layers[1::2])
+
+
+def test_gemm_with_per_channel_weights_is_one_dense_layer_with_its_bias(tmp_path):
+    source = float_model(str(tmp_path / "f.onnx"), [7, 5, 3])
+    model = load(quantized(source, str(tmp_path / "q.onnx"), 7, "QOperator", per_channel=True))
+    first = model.layers[0]
+    assert [type(layer) for layer in model.layers] == [Dense, Dense]
+    assert first.weight.shape == (7, 5) and len(set(first.w_scale.tolist())) == 5
+    assert first.bias.any()
+
+
+def _save(tmp_path, nodes, inputs, outputs, consts):
+    graph = helper.make_graph(nodes, "bad", inputs, outputs,
+                              [numpy_helper.from_array(v, k) for k, v in consts.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = str(tmp_path / "bad.onnx")
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+    return path
+
+
+def _io(*names, shape=(None, 4)):
+    return [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(shape)) for n in names]
+
+
+QUANT = {"s": np.float32(0.1), "z": np.int8(0)}
+
+
+def test_unsupported_operators_name_the_node_and_what_is_supported(tmp_path):
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d"]),
+             helper.make_node("Tanh", ["d"], ["t"], name="squash"),
+             helper.make_node("QuantizeLinear", ["t", "s", "z"], ["q2"]),
+             helper.make_node("DequantizeLinear", ["q2", "s", "z"], ["y"])]
+    with pytest.raises(HwgenError, match=r"node squash \(Tanh\).*supports the Add of a "
+                       "constant alone"):
+        load(_save(tmp_path, nodes, _io("x"), _io("y"), QUANT))
+    nodes[2] = helper.make_node("Softmax", ["d"], ["t"], name="probabilities")
+    with pytest.raises(HwgenError, match=r"node probabilities \((QLinear)?Softmax\).*"
+                       "supports QuantizeLinear, DequantizeLinear, QLinearMatMul"):
+        load(_save(tmp_path, nodes, _io("x"), _io("y"), QUANT))
+
+
+def test_models_hwgen_cannot_take_are_clear_errors(tmp_path):
+    with pytest.raises(HwgenError, match="not found"):
+        load(str(tmp_path / "none.onnx"))
+    (tmp_path / "junk.onnx").write_bytes(b"not a model")
+    with pytest.raises(HwgenError, match="onnxruntime cannot load"):
+        load(str(tmp_path / "junk.onnx"))
+    floats = float_model(str(tmp_path / "f.onnx"), [4, 3])
+    with pytest.raises(HwgenError, match=r"\(Gemm\).*must be quantized first"):
+        load(floats)
+    two = [helper.make_node("Add", ["x", "w"], ["y"])]
+    with pytest.raises(HwgenError, match="one input and one output, this one has 2 and 1"):
+        load(_save(tmp_path, two, _io("x", "w"), _io("y"), {}))
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"])]
+    with pytest.raises(HwgenError, match="output 'q' is quantized"):
+        load(_save(tmp_path, nodes, _io("x"), [helper.make_tensor_value_info(
+            "q", TensorProto.INT8, [None, 4])], QUANT))
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])]
+    with pytest.raises(HwgenError, match="no quantized layer"):
+        load(_save(tmp_path, nodes, _io("x"), _io("y"), QUANT))
+    with pytest.raises(HwgenError, match=r"shape \[0, 0\].*every feature dimension known"):
+        load(_save(tmp_path, nodes, _io("x", shape=(None, None)), _io("y"), QUANT))
