@@ -59,11 +59,11 @@ def _round(step, value, q, indent):
     """Lines that round float32 ``value`` to nearest even, clamp it to ``q``'s range less its
     zero point and add the zero point: the result in local ``q{step}``. As onnxruntime
     clamps before rounding: the bounds are integers, and a value of 2**22 or more in
-    magnitude, which adding `MAGIC` does not round, lands beyond them on its own side."""
+    magnitude, which adding `MAGIC` does not round, lands beyond them on its own side. The
+    integer is 10 bits, saturated: enough for the bounds, short compares."""
     lo, hi = q.bounds
     pad = " " * indent
-    return [f"{pad}r{step}: float32 = {value} + {MAGIC}",
-            f"{pad}n{step}: int32 = r{step} - {MAGIC}",
+    return [f"{pad}n{step}: Int(10) = {value} + {MAGIC} - {MAGIC}",
             f"{pad}q{step}: {q.dtype} = min(max(n{step}, {lo - q.zero}), {hi - q.zero})"
             f"{_minus(-q.zero)}"]
 
@@ -126,8 +126,7 @@ def _task(model, group, unroll):
     else:
         lines += [f"            for i in range({k}):",
                   "                acc += w[o, i] * " + read.format("i")]
-    lines += [f"            f{index}: float32 = acc * m[o]"]
-    lines += _round(index, f"f{index}", dense.y, 12)
+    lines += _round(index, "acc * m[o]", dense.y, 12)
     for i in group[1:]:
         lines += _elementwise(model, i, 12)
     result = f"q{group[-1]}"

@@ -98,3 +98,18 @@ def test_requantization_clamps_like_onnxruntime_far_beyond_the_range(tmp_path, y
                                       np.full((1, 6), -1.3)]).astype(np.float32))
     runs = _agree(path, model, built, samples, 2, rtl=4)
     assert all(run.exact for run in runs), [run.line() for run in runs]
+
+
+def test_the_design_runs_as_the_model_through_the_driver(tmp_path):
+    """Floats in and out through ``Accelerator.simulate`` and the bridge: onnxruntime's."""
+    from hwgen import HwgenError
+    from hwgen.driver import Accelerator
+    from hwgen.model.host import Inference
+    model, built = _design(shipped("digits_mlp_qop"), tmp_path, 3)
+    samples = compare.load_samples(model, DIGITS, 4)
+    want = compare.onnxruntime_outputs(shipped("digits_mlp_qop"), model, samples)
+    with Accelerator.simulate(built.path, built.params) as acc:
+        got = Inference(acc, model)(samples.inputs)
+        with pytest.raises(HwgenError, match=r"shape \(samples, 64\), not \[4, 8\]"):
+            Inference(acc, model)(samples.inputs[:, :8])
+    assert np.array_equal(got.view(np.int32), want.view(np.int32))
