@@ -34,7 +34,7 @@ ROUTER  ?= router1
 MEASUREARG = $(if $(or $(filter-out 0 no false,$(MEASURE)),$(CLUSTER)),--measure --seeds $(SEEDS)) \
 	$(if $(CLUSTER),--cluster $(CLUSTER))
 
-.PHONY: all setup demo test test-fast check verilog sim timing bitstream graph fusion dse layers bench clean iverilog formal campaign run allo digits train-digits model train-models
+.PHONY: all setup demo test test-fast test-all check verilog sim timing bitstream graph fusion dse layers bench clean iverilog formal campaign run allo digits train-digits model train-models
 
 all: demo
 
@@ -57,13 +57,17 @@ setup: $(STAMP) iverilog
 demo: setup
 	$(HWGEN) demo "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --sim $(SIM) --device $(DEVICE)
 
-# The complete suite (what CI runs) and the everyday tier: no place-and-route, Icarus only, no
-# test that took 2 s or more in the run recorded in tests/durations.json (heavy).
+# The suite (what CI runs), the everyday tier (no place-and-route, Icarus only, no test that
+# took 2 s or more in the run recorded in tests/durations.json: heavy) and everything (the slow
+# tier too: wide sweeps, the longest proofs, every example on Verilator).
 test: setup
 	$(PY) -m pytest -n $(JOBS) --dist worksteal -q tests
 
 test-fast: setup
 	$(PY) -m pytest -n $(JOBS) --dist worksteal -q -m "not slow and not pnr and not verilator and not heavy" tests
+
+test-all: setup
+	$(PY) -m pytest -n $(JOBS) --dist worksteal -q -m "" tests
 
 # The program in the interpreter against its own numpy reference(): no hardware.
 check: setup

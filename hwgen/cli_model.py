@@ -1,7 +1,6 @@
 """``hwgen model``: a quantized ONNX model as a hwgen program, checked against onnxruntime in
 hwgen's interpreter and in RTL simulation, then placed and routed."""
 import os
-import sys
 import time
 
 from .errors import HwgenError
@@ -44,7 +43,7 @@ def cmd_model(args):
         print(f"onnxruntime: {len(want)} samples, accuracy {acc:.3f}")
     _step(t0, f"hwgen's interpreter on {len(want)} samples")
     runs.append(compare.agreement("interpreter", model, samples, compare.interpreted(
-        design.graph, model, samples, args.batch), want))
+        design.graph, model, samples, args.batch, progress=True), want))
     print(runs[-1].line())
     if args.sim:
         few = Samples(samples.inputs[:args.sim],
@@ -67,4 +66,4 @@ def _place_and_route(args, design, per_sample, t0):
     fmax = t["fmax_mhz"]
     print(f"at {fmax:.1f} MHz: {fmax * 1e6 / per_sample:,.0f} inferences/s back to back, "
           f"latency {design.built.expected_cycles / fmax:,.1f} us for a problem of "
-          f"{args.batch}", file=sys.stdout)
+          f"{args.batch}")

@@ -101,10 +101,15 @@ def _problems(model, samples, batch):
     return [{"X": x[k:k + batch]} for k in range(0, len(x), batch)]
 
 
-def interpreted(graph, model, samples, batch):
-    """The program's quantized outputs for ``samples`` in hwgen's interpreter."""
+def interpreted(graph, model, samples, batch, progress=False):
+    """The program's quantized outputs for ``samples`` in hwgen's interpreter (``progress``:
+    a bar of the problems on stderr)."""
+    from tqdm import tqdm
+
     from ..ir.interp import run
-    outs = [run(graph, problem)["Y"] for problem in _problems(model, samples, batch)]
+    problems = _problems(model, samples, batch)
+    outs = [run(graph, problem)["Y"] for problem in tqdm(
+        problems, "interpreter", unit="problem", disable=not progress, leave=False)]
     return np.concatenate(outs)[:len(samples.inputs)]
 
 

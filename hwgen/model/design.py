@@ -1,7 +1,7 @@
 """A model's hwgen program at its sizes: the first layer's multiply-accumulates per clock so
 that it is not the slowest layer, and each stream between layers as deep as the schedule
 says it must be to never stall its producer in steady state."""
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..pipeline import load_design
 from ..schedule import plan
@@ -12,8 +12,8 @@ from .layers import Dense
 
 @dataclass(frozen=True)
 class Design:
-    """The program at ``path`` built at ``params``, its checked graph and plan, the stream
-    depths chosen, and a row per layer for the table ``rows`` prints."""
+    """The program at ``path`` built at ``params``: its checked graph, its plan, and the depth
+    chosen for each stream between layers."""
     path: str
     params: dict
     graph: object
@@ -33,19 +33,21 @@ def first_unroll(model):
 
 
 def build(model, onnx_path, out_dir, batch=1, unroll=None):
-    """Write the program of ``model`` to ``out_dir`` and choose its stream depths: a
-    ``Design``."""
+    """Write the program of ``model`` to ``out_dir``, each stream deepened until its producer
+    never stalls (one at a time, again until none changes): a ``Design``."""
     params = {"B": batch, "U0": unroll or first_unroll(model)}
-    depths = {}
-    path = program.write(model, onnx_path, out_dir)
+    graph = load_design(program.write(model, onnx_path, out_dir), params)
+    depths, changed = {}, True
+    while changed:
+        changed = False
+        for name, channel in sorted(graph.channels.items()):
+            found = least_depth(graph, name)
+            if found and found[0] != channel.depth:
+                deeper = replace(channel, type=replace(channel.type, depth=found[0]))
+                graph = graph.with_(channels={**graph.channels, name: deeper})
+                depths[name], changed = found[0], True
+    path = program.write(model, onnx_path, out_dir, depths)
     graph = load_design(path, params)
-    for name in sorted(graph.channels):
-        found = least_depth(graph, name)
-        if found is not None:
-            depths[name] = found[0]
-    if depths:
-        path = program.write(model, onnx_path, out_dir, depths)
-        graph = load_design(path, params)
     return Design(path, params, graph, plan(graph), depths)
 
 
@@ -58,13 +60,9 @@ def rows(model, design):
         k, n = layer.shape
         if isinstance(layer, Dense):
             unroll = design.params["U0"] if index == 0 else 1
-            w, c, m = program.dense_tables(layer)
-            size = w.size * (1 if w.dtype.itemsize == 1 or abs(w).max() < 128 else 2) \
-                + 4 * c.size + 4 * m.size
-            stream = f"s{index}" if index else "X"
+            stream = f"s{index} ({design.depths.get(f's{index}', 2)})" if index else "X"
             out.append((str(index), layer.node, f"MatMul {k} -> {n}", str(unroll),
-                        str(k * n // unroll), f"{size:,}",
-                        f"{stream} ({design.depths.get(stream, 'port')})" if index else "X"))
+                        str(k * n // unroll), f"{program.table_bytes(layer):,}", stream))
         else:
             out.append((str(index), layer.node, f"+ constant ({n})", "-", "(in the layer above)",
                         f"{256 * max(n, 2):,}", "-"))

@@ -8,6 +8,7 @@ what onnxruntime computes. What remains must be a chain from one float input thr
 """
 import os
 import tempfile
+from dataclasses import replace
 
 import numpy as np
 
@@ -99,18 +100,16 @@ def load(path):
     if not features:
         raise HwgenError(f"{path}: input {source.name!r} has shape {dims}: hwgen takes "
                          "(batch, features...) with every feature dimension known")
-    layers, name = _chain(graph, source.name)
+    layers, name = _chain(graph, source.name, features)
     if not layers:
         raise HwgenError(f"{path}: no quantized layer between the input and the output")
-    if layers[0].shape[0] != features:
-        raise HwgenError(f"{path}: the first layer takes {layers[0].shape[0]} values, the "
-                         f"input has {features}")
     return Model(os.path.splitext(os.path.basename(path))[0], source.name, name, features,
                  tuple(layers))
 
 
-def _chain(graph, name):
-    """The layers from the float input ``name`` to the float output, and its name."""
+def _chain(graph, name, width):
+    """The layers from the float input ``name`` of ``width`` values a sample to the float
+    output, and its name."""
     node = graph.only_reader(name)
     if node.op_type != "QuantizeLinear":
         raise graph.error(node, "the input must be quantized first (QuantizeLinear): hwgen "
@@ -128,8 +127,9 @@ def _chain(graph, name):
             layer, name = _float_add(graph, node.output[0], x)
         else:
             layer, name = _layer(graph, node, x), node.output[0]
+        layer = _fitted(graph, layer, width)
         layers.append(layer)
-        x = layer.y
+        x, width = layer.y, layer.shape[1]
     raise HwgenError(f"{graph.path}: the output {name!r} is quantized: hwgen takes a model "
                      "whose output is dequantized (DequantizeLinear)")
 
@@ -156,6 +156,17 @@ def _layer(graph, node, x):
                         graph.quant(node, 6, 7), float_path=False,
                         const_first=first and const.size > 1)
     raise graph.error(node, f"not supported; hwgen supports {SUPPORTED}")
+
+
+def _fitted(graph, layer, width):
+    """``layer`` where it reads ``width`` values a sample (a constant of one value added to
+    each), or an error."""
+    if isinstance(layer, AddConst) and layer.const.size == 1:
+        layer = replace(layer, const=np.repeat(layer.const, width))
+    if layer.shape[0] != width:
+        raise HwgenError(f"{graph.path}: node {layer.node} takes {layer.shape[0]} values a "
+                         f"sample where the layer before it gives {width}")
+    return layer
 
 
 def _same_quant(graph, node, x, scale, zero):

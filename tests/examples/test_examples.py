@@ -2,7 +2,8 @@
 them odd): the functional interpreter equals the example's numpy reference, and the generated
 RTL equals numpy in Amaranth's simulator and in cocotb on Verilator and Icarus, under random
 input gaps and output back-pressure, with cycle counts equal to the schedule's prediction.
-Icarus runs both sizes; Verilator, whose C++ build costs far more than the run, the first."""
+Icarus runs both sizes; Verilator, whose C++ build costs far more than the run, the first, of
+the examples in `VERILATED` in make test and of every example in the slow tier."""
 import glob
 import os
 
@@ -82,8 +83,14 @@ def test_rtl_in_amaranth_sim(case):
             assert _same(graph, name, outs_bp[p][name], want), (p, name, "back-pressure")
 
 
-SIMULATED = [pytest.param(case, sim, id=f"{_ids(case)}-{sim}") for case in CASES
-             for sim in ("verilator", "icarus")
+# On Verilator in make test: one of each kind of hardware (a systolic array and its DSP
+# blocks, floats, exp and division, tables, a window of pixels, a recurrence).
+VERILATED = {"gemm_os", "gemm_ws_float", "attention", "digits", "conv2d_systolic",
+             "smith_waterman"}
+SIMULATED = [pytest.param(case, sim, id=f"{_ids(case)}-{sim}",
+                          marks=[pytest.mark.slow] * (sim == "verilator" and
+                                                      case[0] not in VERILATED))
+             for case in CASES for sim in ("verilator", "icarus")
              if sim == "icarus" or case == next(c for c in CASES if c[0] == case[0])]
 
 

@@ -21,7 +21,13 @@ def _graph(proof):
         if proof.design else None
 
 
-@pytest.mark.parametrize("proof", PROOFS, ids=[p.name for p in PROOFS])
+# Two to three minutes each, their harnesses proved on another design in this tier as well;
+# `make formal` and the slow tier run them.
+LONG = {"gemm_os_2x2_input_buffers", "gemm_os_folded_shared_rows"}
+
+
+@pytest.mark.parametrize("proof", [pytest.param(p, id=p.name, marks=[pytest.mark.slow] * (
+    p.name in LONG)) for p in PROOFS])
 def test_each_proof_holds_and_catches_its_fault(tmp_path, proof):
     graph = _graph(proof)
     good = prove(proof, tmp_path, graph=graph)

@@ -13,7 +13,6 @@ from tests.conftest import cells, example, program
 ECP5 = "ecp5-85k"
 CASES = [
     ("verilator", example("gemm_os"), {"M": 5, "N": 3, "K": 17}, ECP5),
-    ("verilator", example("gemm_os"), {"M": 3, "N": 5, "K": 97}, ECP5),
     ("icarus", example("gemm_os"), {"M": 3, "N": 5, "K": 97}, ECP5),
     ("icarus", example("conv2d_systolic"), {}, ECP5),
     # Its output banks in DP16KD blocks read 36 bits wide, odd sizes.

@@ -35,3 +35,5 @@ def test_model_bad_input_is_a_clear_error(tmp_path, capsys):
     assert "the model takes (samples, 64)" in capsys.readouterr().err
     assert main(["model", shipped("digits_mlp"), "--batch", "0"]) == 2
     assert "--batch and --images take a positive number" in capsys.readouterr().err
+    assert main(["model", shipped("digits_mlp"), "--unroll", "5", "--out", str(tmp_path)]) == 2
+    assert "U0=5 must divide the 64 inputs" in capsys.readouterr().err

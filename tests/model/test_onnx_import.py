@@ -90,3 +90,33 @@ def test_models_hwgen_cannot_take_are_clear_errors(tmp_path):
         load(_save(tmp_path, nodes, _io("x"), _io("y"), QUANT))
     with pytest.raises(HwgenError, match=r"shape \[0, 0\].*every feature dimension known"):
         load(_save(tmp_path, nodes, _io("x", shape=(None, None)), _io("y"), QUANT))
+
+
+def test_a_scalar_constant_is_added_to_every_value_as_onnxruntime_adds_it(tmp_path):
+    from hwgen.model import compare, reference
+    rng = np.random.default_rng(2)
+    consts = {**QUANT, "w": rng.integers(-128, 128, (4, 3)).astype(np.int8),
+              "ws": np.float32(0.05), "wz": np.int8(0), "ms": np.float32(0.3),
+              "mz": np.int8(5), "c": np.array([17], np.int8), "cs": np.float32(0.02),
+              "cz": np.int8(-3), "ys": np.float32(0.25), "yz": np.int8(1)}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+             helper.make_node("QLinearMatMul", ["q", "s", "z", "w", "ws", "wz", "ms", "mz"],
+                              ["m"]),
+             helper.make_node("QLinearAdd", ["c", "cs", "cz", "m", "ms", "mz", "ys", "yz"],
+                              ["a"], domain="com.microsoft", name="plus"),
+             helper.make_node("DequantizeLinear", ["a", "ys", "yz"], ["y"])]
+    graph = helper.make_graph(nodes, "scalar", _io("x"), _io("y", shape=(None, 3)),
+                              [numpy_helper.from_array(v, k) for k, v in consts.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    path = str(tmp_path / "scalar.onnx")
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+    loaded = load(path)
+    add = loaded.layers[1]
+    assert add.const.tolist() == [17, 17, 17] and not add.const_first
+    samples = compare.load_samples(loaded, None, 500)
+    got = reference.run(loaded, reference.quantize(samples.inputs, loaded.x))[-1]
+    want = compare.onnxruntime_outputs(path, loaded, samples)
+    assert compare.agreement("reference", loaded, samples, got, want).exact
