@@ -103,8 +103,3 @@ def run(model, x):
         outs.append(x)
     return outs
 
-
-def infer(model, inputs):
-    """The model's float outputs for float ``inputs``, through the integer layers."""
-    x = quantize(np.asarray(inputs, _F).reshape(len(inputs), -1), model.x)
-    return dequantize(run(model, x)[-1], model.y)
