@@ -30,6 +30,8 @@ def cmd_model(args):
           f"{model.outputs} outputs; writing the program, stream depths from the schedule")
     design = designs.build(model, args.model, out, args.batch, args.unroll)
     _print_table(designs.rows(model, design))
+    for line in designs.reasons(model, design):
+        print(f"  {line}")
     per_sample = design.built.interval_cycles / args.batch
     print(f"program: {design.path} (PARAMS=\"" + " ".join(f"{k}={v}" for k, v in
           design.params.items()) + f"\"): {design.built.interval_cycles:,} clocks per "

@@ -67,3 +67,25 @@ def rows(model, design):
             out.append((str(index), layer.node, f"+ constant ({n})", "-", "(in the layer above)",
                         f"{256 * max(n, 2):,}", "-"))
     return out
+
+
+def reasons(model, design):
+    """Why the table's choices are what they are, a sentence each."""
+    k = model.layers[0].shape[0]
+    unroll = design.params["U0"]
+    others = [(layer.shape[0] * layer.shape[1], index)
+              for index, layer in enumerate(model.layers) if index and isinstance(layer, Dense)]
+    line = f"layer 0 does {unroll} multiply-accumulates a clock"
+    if others and unroll == first_unroll(model):
+        clocks, index = max(others)
+        line += (f": the fewest dividing its {k} inputs that keep it within layer {index}'s "
+                 f"{clocks:,} clocks a sample (each later layer does one: it collects its "
+                 "inputs from its stream)")
+    elif others:
+        line += " (--unroll)"
+    lines = [line]
+    for name, depth in sorted(design.depths.items()):
+        lines.append(f"{name} holds {depth}: the fewest entries at which problems come every "
+                     f"{design.built.interval_cycles:,} clocks, as with any deeper stream; one "
+                     "fewer stalls its producer")
+    return lines

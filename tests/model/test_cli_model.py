@@ -10,6 +10,9 @@ def test_model_prints_its_layers_and_agrees_with_onnxruntime(tmp_path, capsys):
                  "--sim", "3", "--batch", "3", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "MatMul 64 -> 32" in out and "s2 (" in out
+    assert "layer 0 does 8 multiply-accumulates a clock: the fewest dividing its 64 inputs that " \
+        "keep it within layer 2's 320 clocks a sample" in out
+    assert "s2 holds " in out and "one fewer stalls its producer" in out
     assert "onnxruntime: 24 samples, accuracy" in out
     assert "interpreter: 24 samples, every output equals onnxruntime's, accuracy" in out
     assert "RTL: 3 samples, every output equals onnxruntime's" in out
