@@ -58,7 +58,7 @@ demo: setup
 	$(HWGEN) demo "$(DESIGN)" --params "$(PARAMS)" $(OUTARG) --sim $(SIM) --device $(DEVICE)
 
 # The suite (what CI runs), the everyday tier (no place-and-route, Icarus only, no test that
-# took 2 s or more in the run recorded in tests/durations.json: heavy) and everything (the slow
+# took 1.25 s or more in the run recorded in tests/durations.json: heavy) and everything (the slow
 # tier too: wide sweeps, the longest proofs, every example on Verilator).
 test: setup
 	$(PY) -m pytest -n $(JOBS) --dist worksteal -q tests

@@ -10,7 +10,7 @@ EXAMPLES = os.path.join(ROOT, "hwgen", "examples")
 PROGRAMS = os.path.join(ROOT, "tests", "programs")
 # Seconds each longer test took (setup and call) in a recorded run: `--record-durations`.
 DURATIONS = os.path.join(ROOT, "tests", "durations.json")
-HEAVY_SECONDS = 2.0     # a test at least this long is ``heavy``: not in ``make test-fast``
+HEAVY_SECONDS = 1.25    # a test at least this long is ``heavy``: not in ``make test-fast``
 RECORD_FROM = 0.5       # the durations file keeps the tests at least this long
 
 
