@@ -123,9 +123,10 @@ MODEL ?= hwgen/examples/models/digits_mlp.onnx
 DATA  ?= $(if $(filter hwgen/examples/models/digits_%,$(MODEL)),hwgen/examples/models/digits_test.npz)
 RTL   ?= 50
 BATCH ?= 8
+RATE  ?= max
 model: setup
 	$(HWGEN) model "$(MODEL)" $(if $(DATA),--data "$(DATA)") --images $(IMAGES) --sim $(RTL) \
-	  --batch $(BATCH) $(OUTARG) --pnr --device $(DEVICE)
+	  --batch $(BATCH) --rate $(RATE) $(OUTARG) --pnr --device $(DEVICE)
 
 train-models: setup
 	$(PY) scripts/train_models.py

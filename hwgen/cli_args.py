@@ -225,9 +225,13 @@ def _add_model_command(sub):
     p.add_argument("--sim", type=int, default=0, help="samples to run in RTL simulation "
                    "(default 0)")
     p.add_argument("--batch", type=int, default=1, help="samples per problem, B (default 1)")
-    p.add_argument("--unroll", type=int, default=None, help="multiply-accumulates per clock "
-                   "in the first layer (default: the fewest that keep it from being the "
-                   "slowest)")
+    p.add_argument("--rate", default="max", help="inferences a second at --clock the design "
+                   "must reach, or 'max' (default): the first layer gets the fewest "
+                   "multiply-accumulates a clock that reach it (the later layers do one)")
+    p.add_argument("--clock", type=float, default=70.0, help="the clock in MHz --rate assumes "
+                   "(default 70; --pnr reports the one reached)")
+    p.add_argument("--unroll", type=int, default=None, help="multiply-accumulates a clock in "
+                   "the first layer, instead of what --rate gives")
     p.add_argument("--pnr", action="store_true", help="place and route on --device and print "
                    "inferences/s at Fmax")
     p.add_argument("--device", default="ecp5-85k", help="for --pnr (default ecp5-85k)")

@@ -28,7 +28,8 @@ def cmd_model(args):
     out = args.out or os.path.join("build", f"model_{model.name}")
     _step(t0, f"{args.model}: {len(model.layers)} layers, {model.features} inputs -> "
           f"{model.outputs} outputs; writing the program, stream depths from the schedule")
-    design = designs.build(model, args.model, out, args.batch, args.unroll)
+    unroll = args.unroll or designs.unroll_for_rate(model, args.rate, args.clock)
+    design = designs.build(model, args.model, out, args.batch, unroll)
     _print_table(designs.rows(model, design))
     for line in designs.reasons(model, design):
         print(f"  {line}")
@@ -36,7 +37,8 @@ def cmd_model(args):
     print(f"program: {design.path} (PARAMS=\"" + " ".join(f"{k}={v}" for k, v in
           design.params.items()) + f"\"): {design.built.interval_cycles:,} clocks per "
           f"problem of {args.batch} back to back, {per_sample:,.0f} a sample; the first "
-          f"problem's results after {design.built.expected_cycles:,}")
+          f"problem's results after {design.built.expected_cycles:,}: "
+          f"{args.clock * 1e6 / per_sample:,.0f} inferences/s at {args.clock:g} MHz")
     samples = compare.load_samples(model, args.data, args.images, args.seed)
     want = compare.onnxruntime_outputs(args.model, model, samples)
     runs = []

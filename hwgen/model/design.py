@@ -3,6 +3,7 @@ that it is not the slowest layer, and each stream between layers as deep as the 
 says it must be to never stall its producer in steady state."""
 from dataclasses import dataclass, replace
 
+from ..errors import HwgenError
 from ..pipeline import load_design
 from ..schedule import plan
 from ..schedule.depths import least_depth
@@ -21,15 +22,46 @@ class Design:
     depths: dict
 
 
-def first_unroll(model):
-    """The fewest multiply-accumulates per clock of the first layer (dividing its inputs)
-    that make it no slower than the slowest other layer (every other layer does one)."""
-    k, n = model.layers[0].shape
+def fastest(model):
+    """The fewest clocks a sample the layers after the first allow (each does one
+    multiply-accumulate a clock), or None where there are none."""
     others = [layer.shape[0] * layer.shape[1] for layer in model.layers[1:]
               if isinstance(layer, Dense)]
-    if not others:
+    return max(others) if others else None
+
+
+def first_unroll(model, clocks=None):
+    """The fewest multiply-accumulates per clock of the first layer (dividing its inputs)
+    that take it through a sample in ``clocks`` or fewer (default: no slower than the slowest
+    other layer, or one where there is none)."""
+    k, n = model.layers[0].shape
+    clocks = clocks or fastest(model)
+    if clocks is None:
         return 1
-    return next(u for u in range(1, k + 1) if k % u == 0 and k * n // u <= max(others))
+    fits = [u for u in range(1, k + 1) if k % u == 0 and k * n // u <= clocks]
+    return fits[0] if fits else k
+
+
+def unroll_for_rate(model, rate, clock_mhz):
+    """``first_unroll`` for ``rate`` inferences a second at ``clock_mhz`` ("max": as fast as
+    the later layers allow); an error where the later layers cannot keep that rate."""
+    if rate == "max":
+        return first_unroll(model)
+    try:
+        rate = float(rate)
+    except ValueError:
+        raise HwgenError(f"a rate is a number of inferences a second or 'max', not {rate!r}") \
+            from None
+    if rate <= 0 or clock_mhz <= 0:
+        raise HwgenError("the rate and the clock must be positive")
+    clocks = clock_mhz * 1e6 / rate
+    floor = fastest(model)
+    if floor is not None and clocks < floor:
+        raise HwgenError(f"{rate:,.0f} inferences/s at {clock_mhz:g} MHz leaves {clocks:,.0f} "
+                         f"clocks a sample; the layers after the first take {floor:,} (one "
+                         f"multiply-accumulate a clock): at most {clock_mhz * 1e6 / floor:,.0f}"
+                         "/s, or RATE=max")
+    return first_unroll(model, clocks)
 
 
 def build(model, onnx_path, out_dir, batch=1, unroll=None):
@@ -82,7 +114,7 @@ def reasons(model, design):
                  f"{clocks:,} clocks a sample (each later layer does one: it collects its "
                  "inputs from its stream)")
     elif others:
-        line += " (--unroll)"
+        line += " (the rate asked, or --unroll)"
     lines = [line]
     for name, depth in sorted(design.depths.items()):
         lines.append(f"{name} holds {depth}: the fewest entries at which problems come every "

@@ -40,3 +40,20 @@ def test_model_bad_input_is_a_clear_error(tmp_path, capsys):
     assert "--batch and --images take a positive number" in capsys.readouterr().err
     assert main(["model", shipped("digits_mlp"), "--unroll", "5", "--out", str(tmp_path)]) == 2
     assert "U0=5 must divide the 64 inputs" in capsys.readouterr().err
+
+
+def test_a_lower_rate_gets_fewer_multipliers_and_an_unreachable_one_an_error(tmp_path, capsys):
+    from hwgen.model import design, onnx_import
+    model = onnx_import.load(shipped("digits_mlp"))
+    assert design.unroll_for_rate(model, "max", 70) == 8              # 256 clocks <= 320
+    assert design.unroll_for_rate(model, "100000", 70) == 4           # 700 clocks a sample
+    assert design.unroll_for_rate(model, "40000", 70) == 2            # 1,750
+    assert main(["model", shipped("digits_mlp"), "--rate", "40000", "--images", "3",
+                 "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "layer 0 does 2 multiply-accumulates a clock (the rate asked" in out
+    assert main(["model", shipped("digits_mlp"), "--rate", "300000"]) == 2
+    assert "leaves 233 clocks a sample; the layers after the first take 320" in \
+        capsys.readouterr().err
+    assert main(["model", shipped("digits_mlp"), "--rate", "fast"]) == 2
+    assert "not 'fast'" in capsys.readouterr().err
