@@ -21,7 +21,7 @@ def _graph(proof):
         if proof.design else None
 
 
-# Two to three minutes each, their harnesses proved on another design in this tier as well;
+# The longest proofs, their harnesses proved on another design in this tier as well;
 # `make formal` and the slow tier run them.
 LONG = {"gemm_os_2x2_input_buffers", "gemm_os_folded_shared_rows"}
 
