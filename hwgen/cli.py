@@ -215,8 +215,8 @@ def cmd_timing(args):
     check_router(args.router)
     graph = _graph(args)
     _warn_if_too_big(graph, args.device)
-    t, workdir = time_design(graph, _out_dir(args), args.device, _lanes(args), args.freq,
-                             args.seeds, args.router, _Steps(4 + len(args.seeds)))
+    t, workdir, _ = time_design(graph, _out_dir(args), args.device, _lanes(args), args.freq,
+                                args.seeds, args.router, _Steps(4 + len(args.seeds)))
     print_timing(t)
     print(f"report: {os.path.join(workdir, 'timing.json')}")
     return 0

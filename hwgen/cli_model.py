@@ -63,10 +63,22 @@ def cmd_model(args):
 
 
 def _place_and_route(args, design, per_sample, t0):
-    from .flow.timing_run import print_timing, time_design
-    t, _ = time_design(design.graph, os.path.dirname(design.path), args.device,
-                       progress=lambda text: _step(t0, text))
+    from .flow.timing_run import print_timing, resources_by_part, time_design
+    t, workdir, top = time_design(design.graph, os.path.dirname(design.path), args.device,
+                                  progress=lambda text: _step(t0, text))
     print_timing(t)
+    parts = resources_by_part(workdir, top)
+    rows, rest = [("task", "modules", "LUT", "FF", "DSP", "BRAM")], dict(parts)
+    for group in design.built.schedule.groups:
+        used = rest.pop(group.name, {})
+        rows.append((", ".join(group.members), group.name) + tuple(
+            str(used.get(k, 0)) for k in ("LUT", "FF", "DSP", "BRAM")))
+    rows.append(("buffers, streams, control", ", ".join(sorted(p for p in rest if p)) or "-")
+                + tuple(str(sum(u[k] for u in rest.values())) for k in
+                        ("LUT", "FF", "DSP", "BRAM")))
+    print("after synthesis, by task (layer<i> computes layer i and the constant adds after "
+          "it):")
+    _print_table(rows)
     fmax = t["fmax_mhz"]
     print(f"at {fmax:.1f} MHz: {fmax * 1e6 / per_sample:,.0f} inferences/s back to back, "
           f"latency {design.built.expected_cycles / fmax:,.1f} us for a problem of "

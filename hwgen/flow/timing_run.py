@@ -10,8 +10,8 @@ from .pnr import ROUTERS, describe_path, timing
 
 def time_design(graph, out, device, lanes=None, freq=None, seeds=(1,), router=ROUTERS[0],
                 progress=None):
-    """``(report, workdir)``: ``pnr.timing``'s report of ``graph`` on ``device``, its files
-    under ``out``."""
+    """``(report, workdir, top)``: ``pnr.timing``'s report of ``graph`` on ``device``, its
+    files under ``out``, and the top module it placed."""
     info = verilog.write(graph, out, lanes, progress, verilog.target_of(device))
     workdir = os.path.join(out, f"timing_{device}")
     os.makedirs(workdir, exist_ok=True)
@@ -25,7 +25,7 @@ def time_design(graph, out, device, lanes=None, freq=None, seeds=(1,), router=RO
     if progress:
         progress(f"synthesizing {top} for {device} with Yosys")
     return timing(workdir, files, top, device, freq, seeds, progress=progress,
-                  router=router), workdir
+                  router=router), workdir, top
 
 
 def print_timing(t):
@@ -37,3 +37,26 @@ def print_timing(t):
     for col in ("LUT", "FF", "DSP", "BRAM", "LUTRAM"):
         if a.get(col):
             print(f"{col:<8} {u[col]:>8} {a[col]:>10} {100 * u[col] / a[col]:>6.1f}")
+
+
+# What a synthesized ECP5 cell counts as: LUTs (a carry cell holds two), flip-flops, DSP
+# blocks, block RAMs.
+_COUNTS = {"LUT4": ("LUT", 1), "CCU2C": ("LUT", 2), "TRELLIS_FF": ("FF", 1),
+           "MULT18X18D": ("DSP", 1), "DP16KD": ("BRAM", 1)}
+
+
+def resources_by_part(workdir, top):
+    """LUT, FF, DSP and BRAM of each part of ``top`` (its submodules by name, ``""`` for the
+    top's own cells) in the netlist Yosys synthesized into ``workdir``: counted before
+    placement, so the LUTs are a little fewer than nextpnr's."""
+    import json
+    with open(os.path.join(workdir, f"{top}.json")) as f:
+        cells = json.load(f)["modules"][top]["cells"]
+    parts = {}
+    for name, cell in cells.items():
+        kind, count = _COUNTS.get(cell["type"], (None, 0))
+        if kind:
+            part = name.split(".")[0] if "." in name and not name.startswith("$") else ""
+            used = parts.setdefault(part, dict.fromkeys(("LUT", "FF", "DSP", "BRAM"), 0))
+            used[kind] += count
+    return parts
