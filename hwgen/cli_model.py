@@ -20,7 +20,6 @@ def _step(t0, text):
 
 def cmd_model(args):
     from .model import compare, design as designs, onnx_import
-    from .model.compare import Samples
     if args.batch < 1 or args.sim < 0 or (args.images is not None and args.images < 1):
         raise HwgenError("--batch and --images take a positive number, --sim zero or more")
     t0 = time.time()
@@ -50,8 +49,7 @@ def cmd_model(args):
         design.graph, model, samples, args.batch, progress=True), want))
     print(runs[-1].line())
     if args.sim:
-        few = Samples(samples.inputs[:args.sim],
-                      None if samples.labels is None else samples.labels[:args.sim])
+        few = samples.first(args.sim)
         _step(t0, f"the RTL in Amaranth's simulator on {len(few.inputs)} samples, random "
               "input gaps and output back-pressure")
         runs.append(compare.agreement("RTL", model, few, compare.simulated(

@@ -16,6 +16,11 @@ class Samples:
     inputs: np.ndarray
     labels: np.ndarray = None
 
+    def first(self, count):
+        """The first ``count`` samples (all of them for None)."""
+        return Samples(self.inputs[:count],
+                       None if self.labels is None else self.labels[:count])
+
 
 @dataclass(frozen=True)
 class Agreement:
@@ -65,8 +70,7 @@ def load_samples(model, data=None, count=None, seed=0):
     labels = found.get("labels")
     if labels is not None and len(labels) != len(inputs):
         raise HwgenError(f"{data}: {len(labels)} labels for {len(inputs)} samples")
-    keep = slice(None, count)
-    return Samples(inputs[keep], None if labels is None else np.asarray(labels)[keep])
+    return Samples(inputs, None if labels is None else np.asarray(labels)).first(count)
 
 
 def onnxruntime_outputs(path, model, samples):

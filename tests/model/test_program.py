@@ -24,7 +24,7 @@ def _agree(path, model, built, samples, batch, rtl=0):
     runs = [compare.agreement("interpreter", model, samples,
                               compare.interpreted(built.graph, model, samples, batch), want)]
     if rtl:
-        few = Samples(samples.inputs[:rtl])
+        few = samples.first(rtl)
         runs.append(compare.agreement("RTL", model, few, compare.simulated(
             built.built, model, few, batch, seed=3), want[:rtl]))
     return runs
