@@ -55,10 +55,14 @@ def load_samples(model, data=None, count=None, seed=0):
     if not os.path.isfile(data):
         raise HwgenError(f"data file {data!r} not found")
     try:
-        with np.load(data) as arrays:
-            found = dict(arrays)
+        arrays = np.load(data)
     except (OSError, ValueError) as e:
         raise HwgenError(f"{data} is not an .npz of arrays ({e})") from None
+    if not isinstance(arrays, np.lib.npyio.NpzFile):
+        raise HwgenError(f"{data} holds one array, not an .npz of arrays named after the "
+                         f"model's inputs: np.savez(path, {model.input}=samples)")
+    with arrays:
+        found = dict(arrays)
     if model.input not in found:
         raise HwgenError(f"{data} has no array {model.input!r} (the model's input); it has "
                          f"{sorted(found) or 'none'}")

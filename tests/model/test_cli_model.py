@@ -32,6 +32,14 @@ def test_model_bad_input_is_a_clear_error(tmp_path, capsys):
     assert main(["model", shipped("digits_mlp"), "--data", str(tmp_path / "wrong.npz"),
                  "--out", str(tmp_path)]) == 2
     assert "has no array 'x' (the model's input); it has ['pixels']" in capsys.readouterr().err
+    np.save(tmp_path / "one.npy", np.zeros((3, 64), np.float32))
+    assert main(["model", shipped("digits_mlp"), "--data", str(tmp_path / "one.npy"),
+                 "--out", str(tmp_path)]) == 2
+    assert "np.savez(path, x=samples)" in capsys.readouterr().err
+    (tmp_path / "junk.npz").write_bytes(b"junk")
+    assert main(["model", shipped("digits_mlp"), "--data", str(tmp_path / "junk.npz"),
+                 "--out", str(tmp_path)]) == 2
+    assert "is not an .npz of arrays" in capsys.readouterr().err
     np.savez(tmp_path / "short.npz", x=np.zeros((3, 60), np.float32))
     assert main(["model", shipped("digits_mlp"), "--data", str(tmp_path / "short.npz"),
                  "--out", str(tmp_path)]) == 2
