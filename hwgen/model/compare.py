@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import HwgenError
 from . import reference
+from .host import problems
 
 
 @dataclass(frozen=True)
@@ -101,32 +102,24 @@ def agreement(where, model, samples, got, want):
                      accuracy)
 
 
-def _problems(model, samples, batch):
-    """The quantized samples in problems of ``batch`` (the last padded with zeros)."""
-    x = reference.quantize(samples.inputs, model.x)
-    pad = -len(x) % batch
-    x = np.concatenate([x, np.full((pad, x.shape[1]), model.x.zero, np.int64)])
-    return [{"X": x[k:k + batch]} for k in range(0, len(x), batch)]
-
-
 def interpreted(graph, model, samples, batch, progress=False):
     """The program's quantized outputs for ``samples`` in hwgen's interpreter (``progress``:
     a bar of the problems on stderr)."""
     from tqdm import tqdm
 
     from ..ir.interp import run
-    problems = _problems(model, samples, batch)
-    outs = [run(graph, problem)["Y"] for problem in tqdm(
-        problems, "interpreter", unit="problem", disable=not progress, leave=False)]
+    bar = tqdm(problems(model, samples.inputs, batch), "interpreter", unit="problem",
+               disable=not progress, leave=False)
+    outs = [run(graph, problem)["Y"] for problem in bar]
     return np.concatenate(outs)[:len(samples.inputs)]
 
 
-def simulated(built, model, samples, batch, seed=0, progress=None):
+def simulated(built, model, samples, batch, seed=0):
     """The program's quantized outputs for ``samples`` from its RTL (``Top`` of the plan
     ``built``) in Amaranth's simulator, inputs with random gaps and outputs with random
     back-pressure, problems back to back."""
     from ..rtl.simhelpers import run_top
     from ..rtl.top import Top
-    problems = _problems(model, samples, batch)
-    outs, _, _ = run_top(Top(built), problems, in_gap=0.3, out_gap=0.3, seed=seed)
+    outs, _, _ = run_top(Top(built), problems(model, samples.inputs, batch), in_gap=0.3,
+                         out_gap=0.3, seed=seed)
     return np.concatenate([o["Y"] for o in outs])[:len(samples.inputs)]

@@ -24,10 +24,15 @@ class Inference:
         if samples.ndim != 2 or samples.shape[1] != self.model.features or not len(samples):
             raise HwgenError(f"give the samples as an array of shape (samples, "
                              f"{self.model.features}), not {list(samples.shape)}")
-        x = reference.quantize(samples, self.model.x)
-        pad = -len(x) % self.batch
-        x = np.concatenate([x, np.full((pad, x.shape[1]), self.model.x.zero, np.int64)])
-        outs = self.acc.run_many([{"X": x[k:k + self.batch]}
-                                  for k in range(0, len(x), self.batch)])
+        outs = self.acc.run_many(problems(self.model, samples, self.batch))
         y = np.concatenate([np.asarray(o["Y"]) for o in outs])[:len(samples)]
         return reference.dequantize(y, self.model.y)
+
+
+def problems(model, samples, batch):
+    """Float ``samples`` (samples x features) quantized as the model's input, in problems of
+    ``batch`` (``{"X": ...}``, the last padded with the zero point)."""
+    x = reference.quantize(samples, model.x)
+    pad = -len(x) % batch
+    x = np.concatenate([x, np.full((pad, x.shape[1]), model.x.zero, np.int64)])
+    return [{"X": x[k:k + batch]} for k in range(0, len(x), batch)]

@@ -75,7 +75,13 @@ def _qlinear_add(layer, a, b):
 
 def add_table(layer):
     """Every output of an ``AddConst`` layer: ``[N, 256]``, row n for the constant's element
-    n, column v for the input ``v + lowest`` of its type."""
+    n, column v for the input ``v + lowest`` of its type (computed once a layer)."""
+    if layer not in _TABLES:
+        _TABLES[layer] = _add_table(layer)
+    return _TABLES[layer]
+
+
+def _add_table(layer):
     lo, hi = layer.x.bounds
     values = np.arange(lo, hi + 1)[None, :]
     const = layer.const.astype(np.int64)[:, None]
@@ -87,12 +93,8 @@ def add_table(layer):
 
 
 def add_const(layer, x):
-    lo = layer.x.bounds[0]
-    table = _TABLES.get(layer)
-    if table is None:
-        table = _TABLES[layer] = add_table(layer)
     x = np.asarray(x, np.int64)
-    return table[np.arange(x.shape[-1]), x - lo]
+    return add_table(layer)[np.arange(x.shape[-1]), x - layer.x.bounds[0]]
 
 
 def run(model, x):

@@ -14,16 +14,33 @@ def shipped(name):
     return os.path.join(MODELS, f"{name}.onnx")
 
 
+def onnx_model(nodes, inputs, outputs, consts, name="model"):
+    """A model of ``nodes`` (the ONNX and com.microsoft operator sets, the IR version
+    onnxruntime of pyproject.toml reads), ``consts`` its initializers by name."""
+    graph = helper.make_graph(nodes, name, inputs, outputs,
+                              [numpy_helper.from_array(v, k) for k, v in consts.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    return model
+
+
+def saved(model, path):
+    """``model`` written to ``path``: the path."""
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+    return str(path)
+
+
 def float_model(path, layers, seed=0, gemm=True, relu=True):
     """A float MLP of random weights (``layers``: the sizes, input first) written to
     ``path``: Gemm nodes with their bias, or MatMul and Add; Relu between layers."""
     rng = np.random.default_rng(seed)
-    nodes, inits, name = [], [], "x"
+    nodes, inits, name = [], {}, "x"
     for k, (n_in, n_out) in enumerate(zip(layers, layers[1:])):
         w, b = f"w{k}", f"b{k}"
-        inits += [numpy_helper.from_array(rng.normal(0, 1 / np.sqrt(n_in), (n_in, n_out))
-                                          .astype(np.float32), w),
-                  numpy_helper.from_array(rng.normal(0, 0.3, n_out).astype(np.float32), b)]
+        inits[w] = rng.normal(0, 1 / np.sqrt(n_in), (n_in, n_out)).astype(np.float32)
+        inits[b] = rng.normal(0, 0.3, n_out).astype(np.float32)
         if gemm:
             nodes.append(helper.make_node("Gemm", [name, w, b], [f"g{k}"], name=f"gemm{k}"))
         else:
@@ -33,14 +50,9 @@ def float_model(path, layers, seed=0, gemm=True, relu=True):
         if relu and k < len(layers) - 2:
             nodes.append(helper.make_node("Relu", [name], [f"r{k}"], name=f"relu{k}"))
             name = f"r{k}"
-    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info(
-        "x", TensorProto.FLOAT, [None, layers[0]])], [helper.make_tensor_value_info(
-            name, TensorProto.FLOAT, [None, layers[-1]])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    import onnx
-    onnx.save(model, path)
-    return path
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, layers[0]])]
+    outputs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, [None, layers[-1]])]
+    return saved(onnx_model(nodes, inputs, outputs, inits, "mlp"), path)
 
 
 def quantized(source, path, features, form="QDQ", per_channel=False, seed=0):

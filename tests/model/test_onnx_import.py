@@ -2,12 +2,12 @@
 cannot take is an error naming the node, its operator and what is supported."""
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from hwgen import HwgenError
 from hwgen.model.layers import AddConst, Dense
 from hwgen.model.onnx_import import load
-from tests.model.conftest import float_model, quantized, shipped
+from tests.model.conftest import float_model, onnx_model, quantized, saved, shipped
 
 
 def test_the_shipped_qdq_model_is_what_onnxruntime_runs_on_x86():
@@ -36,14 +36,7 @@ def test_gemm_with_per_channel_weights_is_one_dense_layer_with_its_bias(tmp_path
 
 
 def _save(tmp_path, nodes, inputs, outputs, consts):
-    graph = helper.make_graph(nodes, "bad", inputs, outputs,
-                              [numpy_helper.from_array(v, k) for k, v in consts.items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    path = str(tmp_path / "bad.onnx")
-    with open(path, "wb") as f:
-        f.write(model.SerializeToString())
-    return path
+    return saved(onnx_model(nodes, inputs, outputs, consts, "bad"), tmp_path / "bad.onnx")
 
 
 def _io(*names, shape=(None, 4)):
@@ -105,14 +98,8 @@ def test_a_scalar_constant_is_added_to_every_value_as_onnxruntime_adds_it(tmp_pa
              helper.make_node("QLinearAdd", ["c", "cs", "cz", "m", "ms", "mz", "ys", "yz"],
                               ["a"], domain="com.microsoft", name="plus"),
              helper.make_node("DequantizeLinear", ["a", "ys", "yz"], ["y"])]
-    graph = helper.make_graph(nodes, "scalar", _io("x"), _io("y", shape=(None, 3)),
-                              [numpy_helper.from_array(v, k) for k, v in consts.items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
-                                                    helper.make_opsetid("com.microsoft", 1)])
-    model.ir_version = 8
-    path = str(tmp_path / "scalar.onnx")
-    with open(path, "wb") as f:
-        f.write(model.SerializeToString())
+    path = saved(onnx_model(nodes, _io("x"), _io("y", shape=(None, 3)), consts),
+                 tmp_path / "scalar.onnx")
     loaded = load(path)
     add = loaded.layers[1]
     assert add.const.tolist() == [17, 17, 17] and not add.const_first

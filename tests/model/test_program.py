@@ -11,7 +11,7 @@ from hwgen.model.compare import Samples
 from hwgen.rtl.simhelpers import run_top
 from hwgen.rtl.top import Top
 from hwgen.schedule import plan
-from tests.model.conftest import DIGITS, shipped
+from tests.model.conftest import DIGITS, onnx_model, saved, shipped
 
 
 def _design(path, tmp_path, batch):
@@ -75,7 +75,7 @@ def test_each_stream_is_as_deep_as_the_schedule_needs_and_no_deeper(tmp_path):
 def test_requantization_clamps_like_onnxruntime_far_beyond_the_range(tmp_path, y_scale):
     """Sums whose scaled value reaches 2**22 and beyond (a tiny output scale) saturate as
     onnxruntime's do; the program rounds before it clamps."""
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
     rng = np.random.default_rng(5)
     consts = {"s": np.float32(0.01), "z": np.int8(3), "w": rng.integers(-128, 128, (6, 4))
               .astype(np.int8), "ws": np.float32(0.02), "wz": np.int8(0),
@@ -84,15 +84,10 @@ def test_requantization_clamps_like_onnxruntime_far_beyond_the_range(tmp_path, y
              helper.make_node("QLinearMatMul", ["q", "s", "z", "w", "ws", "wz", "ys", "yz"],
                               ["m"], name="mm"),
              helper.make_node("DequantizeLinear", ["m", "ys", "yz"], ["y"])]
-    graph = helper.make_graph(
-        nodes, "wide", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 6])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 4])],
-        [numpy_helper.from_array(v, k) for k, v in consts.items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    path = str(tmp_path / "wide.onnx")
-    with open(path, "wb") as f:
-        f.write(model.SerializeToString())
+    path = saved(onnx_model(
+        nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 4])], consts),
+        tmp_path / "wide.onnx")
     model, built = _design(path, tmp_path, 2)
     samples = Samples(np.concatenate([rng.uniform(-1.3, 1.3, (40, 6)), np.full((1, 6), 1.3),
                                       np.full((1, 6), -1.3)]).astype(np.float32))

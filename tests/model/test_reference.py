@@ -2,24 +2,20 @@
 import numpy as np
 import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from hwgen.model import reference
 from hwgen.model.layers import AddConst, Quant
+from tests.model.conftest import onnx_model
 
 TYPES = {"int8": (np.int8, TensorProto.INT8), "uint8": (np.uint8, TensorProto.UINT8)}
 
 
 def _session(nodes, inputs, outputs, consts):
-    graph = helper.make_graph(nodes, "t", inputs, outputs,
-                              [numpy_helper.from_array(v, k) for k, v in consts.items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
-                                                    helper.make_opsetid("com.microsoft", 1)])
-    model.ir_version = 8
     options = ort.SessionOptions()
     options.log_severity_level = 3
-    return ort.InferenceSession(model.SerializeToString(), options,
-                                providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(onnx_model(nodes, inputs, outputs, consts).SerializeToString(),
+                                options, providers=["CPUExecutionProvider"])
 
 
 def _quant(rng, dtype):
