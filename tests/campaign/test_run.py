@@ -6,15 +6,15 @@ from hwgen.campaign import campaign, case, run
 from hwgen.errors import HwgenError
 
 
-def test_a_hundred_random_programs_match_the_interpreter(tmp_path):
-    result = run.shard({"seed": 0, "count": 100, "workdir": str(tmp_path)})
+def test_fifty_random_programs_match_the_interpreter(tmp_path):
+    result = run.shard({"seed": 0, "count": 50, "workdir": str(tmp_path)})
     assert result["finding"] is None, result["finding"]
-    assert result["counts"] == {"pass": 100, "verilator": 0}
+    assert result["counts"] == {"pass": 50, "verilator": 0}
 
 
 def test_a_finding_shrinks_to_a_small_program_and_is_kept(tmp_path, monkeypatch):
     """A "bug" planted in the hardware of every reducing task; the hardware is not simulated
-    (the hundred programs above are), so shrinking costs the checks and the interpreter."""
+    (the fifty programs above are), so shrinking costs the checks and the interpreter."""
     real, planted = run.run_case, {}
 
     def fails_on_reductions(source, workdir, **kw):

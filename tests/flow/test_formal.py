@@ -23,7 +23,7 @@ def _graph(proof):
 
 # The longest proofs, their harnesses proved on another design in this tier as well;
 # `make formal` and the slow tier run them.
-LONG = {"gemm_os_2x2_input_buffers", "gemm_os_folded_shared_rows"}
+LONG = {"gemm_os_2x2_input_buffers", "gemm_os_folded_shared_rows", "gemm_os_2x2_ports"}
 
 
 @pytest.mark.parametrize("proof", [pytest.param(p, id=p.name, marks=[pytest.mark.slow] * (

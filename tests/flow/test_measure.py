@@ -88,24 +88,29 @@ def test_a_design_with_more_port_bits_than_pins_is_placed_out_of_context():
 
 
 @pytest.mark.pnr
-def test_a_small_front_measures_alike_on_a_pool_and_a_dask_cluster(tmp_path, monkeypatch,
-                                                                   capsys):
-    pool, dask = _pool_and_cluster(tmp_path, SMALL)
-    assert pool == dask and len(pool["points"]) == 4        # the front of `hwgen dse` here
-    for row in pool["points"]:
+def test_a_small_front_measured_on_a_dask_cluster_is_reused_by_a_local_pool(tmp_path, monkeypatch,
+                                                                          capsys):
+    from distributed import LocalCluster
+    out = ["--out", str(tmp_path)]
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        assert cli.main(SMALL + out + ["--cluster", cluster.scheduler_address]) == 0
+    dask = _measured(tmp_path)
+    assert len(dask["points"]) == 4                        # the front of `hwgen dse` here
+    for row in dask["points"]:
         assert row["model"]["cycles"] == row["design"]["interval_cycles"]
         assert row["pnr"]["used"]["DSP"] == row["model"]["DSP"] and row["pnr"]["fmax_mhz"] > 50
-    table = (tmp_path / "pool" / "measured.md").read_text()
-    for row in pool["points"]:          # which points are on the front follows the model
+    table = (tmp_path / "measured.md").read_text()
+    for row in dask["points"]:          # which points are on the front follows the model
         cycles = row["model"]["cycles"]
         assert f"| {row['id']} | {row['map']} | {row['array']} | {cycles} | {cycles} |" in table
 
     def no_run(job):
         raise AssertionError("a cached design was placed and routed again")
-    monkeypatch.setattr(measure, "pnr_job", no_run)        # the rerun is all cache hits
+    monkeypatch.setattr(measure, "pnr_job", no_run)    # the pool finds the cluster's results
     capsys.readouterr()
-    assert cli.main(SMALL + ["--out", str(tmp_path / "pool"), "--measure"]) == 0
-    assert _measured(tmp_path / "pool") == pool
+    assert cli.main(SMALL + out + ["--measure"]) == 0
+    assert _measured(tmp_path) == dask
 
 
 @pytest.mark.pnr

@@ -102,7 +102,7 @@ def test_auto_says_which_simulator_it_chose(tmp_path):
         "PE-cycles: Icarus is fastest for a run this small)" in said[-1], said
 
 
-@pytest.mark.parametrize("sim", ["icarus", "verilator"])
+@pytest.mark.parametrize("sim", ["icarus", pytest.param("verilator", marks=pytest.mark.slow)])
 def test_a_gemm_folded_onto_a_small_array_against_numpy(tmp_path, sim):
     """gemm_os written on a 32 x 32 grid, folded onto 4 x 4 (issue 11's first case): 16
     MULT18X18D, the whole-tensor host contract, cycles exact, the multipliers busy on all but
