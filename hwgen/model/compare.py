@@ -84,7 +84,8 @@ def onnxruntime_outputs(path, model, samples):
     options = ort.SessionOptions()
     options.log_severity_level = 3
     session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
-    out = session.run(None, {model.input: samples.inputs})[0]
+    inputs = samples.inputs.reshape(len(samples.inputs), *model.input_shape)
+    out = session.run(None, {model.input: inputs})[0]
     return np.asarray(out, np.float32).reshape(len(samples.inputs), -1)
 
 

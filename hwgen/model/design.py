@@ -8,7 +8,7 @@ from ..pipeline import load_design
 from ..schedule import plan
 from ..schedule.depths import least_depth
 from . import program
-from .layers import Dense
+from .layers import AddConst, MaxPool
 
 
 @dataclass(frozen=True)
@@ -22,24 +22,30 @@ class Design:
     depths: dict
 
 
-def fastest(model):
-    """The fewest clocks a sample the layers after the first allow (each does one
-    multiply-accumulate a clock), or None where there are none."""
-    others = [layer.shape[0] * layer.shape[1] for layer in model.layers[1:]
-              if isinstance(layer, Dense)]
+def _slowest(model):
+    """(clocks a sample, index) of the slowest layer after the first (each does one
+    multiply-accumulate or comparison a clock), or None where there is none."""
+    others = [(layer.clocks, index) for index, layer in enumerate(model.layers)
+              if index and layer.clocks]
     return max(others) if others else None
 
 
+def fastest(model):
+    """The fewest clocks a sample the layers after the first allow, or None."""
+    slowest = _slowest(model)
+    return slowest and slowest[0]
+
+
 def first_unroll(model, clocks=None):
-    """The fewest multiply-accumulates per clock of the first layer (dividing its inputs)
-    that take it through a sample in ``clocks`` or fewer (default: no slower than the slowest
-    other layer, or one where there is none)."""
-    k, n = model.layers[0].shape
-    clocks = clocks or fastest(model)
+    """The fewest multiply-accumulates per clock of the first layer (dividing
+    ``program.unrolls``) that take it through a sample in ``clocks`` or fewer (default:
+    no slower than the slowest other layer, or one where there is none)."""
+    layer = model.layers[0]
+    choices, clocks = program.unrolls(layer), clocks or fastest(model)
     if clocks is None:
         return 1
-    fits = [u for u in range(1, k + 1) if k % u == 0 and k * n // u <= clocks]
-    return fits[0] if fits else k
+    fits = [u for u in choices if layer.clocks // u <= clocks]
+    return fits[0] if fits else choices[-1]
 
 
 def unroll_for_rate(model, rate, clock_mhz):
@@ -89,31 +95,32 @@ def rows(model, design):
     out = [("layer", "node", "computes", "MAC/clock", "clocks/sample", "tables (bytes)",
             "stream in")]
     for index, layer in enumerate(model.layers):
-        k, n = layer.shape
-        if isinstance(layer, Dense):
-            unroll = design.params["U0"] if index == 0 else 1
-            stream = f"s{index} ({design.depths.get(f's{index}', 2)})" if index else "X"
-            out.append((str(index), layer.node, f"MatMul {k} -> {n}", str(unroll),
-                        str(k * n // unroll), f"{program.table_bytes(layer):,}", stream))
-        else:
-            out.append((str(index), layer.node, f"+ constant ({n})", "-", "(in the layer above)",
+        n = layer.shape[1]
+        if isinstance(layer, AddConst):
+            out.append((str(index), layer.node, layer.text, "-", "(in the layer above)",
                         f"{256 * max(n, 2):,}", "-"))
+            continue
+        unroll = design.params["U0"] if index == 0 else 1
+        stream = f"s{index} ({design.depths.get(f's{index}', 2)})" if index else "X"
+        tables = "-" if isinstance(layer, MaxPool) else f"{program.table_bytes(layer):,}"
+        out.append((str(index), layer.node, layer.text,
+                    "-" if isinstance(layer, MaxPool) else str(unroll),
+                    f"{layer.clocks // unroll:,}", tables, stream))
     return out
 
 
 def reasons(model, design):
     """Why the table's choices are what they are, a sentence each."""
-    k = model.layers[0].shape[0]
-    unroll = design.params["U0"]
-    others = [(layer.shape[0] * layer.shape[1], index)
-              for index, layer in enumerate(model.layers) if index and isinstance(layer, Dense)]
+    unroll, slowest = design.params["U0"], _slowest(model)
+    most = program.unrolls(model.layers[0])[-1]
     line = f"layer 0 does {unroll} multiply-accumulates a clock"
-    if others and unroll == first_unroll(model):
-        clocks, index = max(others)
-        line += (f": the fewest dividing its {k} inputs that keep it within layer {index}'s "
-                 f"{clocks:,} clocks a sample (each later layer does one: it collects its "
-                 "inputs from its stream)")
-    elif others:
+    if slowest and unroll == first_unroll(model):
+        clocks, index = slowest
+        line += (f": the fewest it can that keep it within layer {index}'s {clocks:,} clocks "
+                 "a sample" + ("" if unroll < most else " (or the most it can)") +
+                 " (each later layer does one operation a clock: it collects its inputs "
+                 "from its stream)")
+    elif slowest:
         line += " (the rate asked, or --unroll)"
     lines = [line]
     for name, depth in sorted(design.depths.items()):

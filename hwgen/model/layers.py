@@ -38,6 +38,108 @@ class Dense:
     def shape(self):
         return self.weight.shape
 
+    @property
+    def input(self):
+        return (self.shape[0],)
+
+    @property
+    def output(self):
+        return (self.shape[1],)
+
+    @property
+    def rows(self):
+        """The weights less their zero points, a row per output: [N, K] int64."""
+        return self.weight.astype(np.int64).T - self.w_zero[:, None]
+
+    @property
+    def clocks(self):
+        return self.shape[0] * self.shape[1]
+
+    @property
+    def text(self):
+        return f"MatMul {self.shape[0]} -> {self.shape[1]}"
+
+
+def _window_count(size, kernel, stride):
+    return (size - kernel) // stride + 1
+
+
+def _dims(dims):
+    return "x".join(str(d) for d in dims)
+
+
+@dataclass(frozen=True, eq=False)
+class Conv:
+    """``QLinearConv`` without padding, dilation or groups: output channel f at (p, q) is
+    requantize(sum over c, i, j of (x[c, p*sh + i, q*sw + j] - x.zero) * (w[f, c, i, j]
+    - w_zero[f]) + bias[f]), the multiplier as ``Dense``'s."""
+    node: str
+    weight: np.ndarray           # [F, C, KH, KW] int8 or uint8
+    w_scale: np.ndarray          # [F] float32
+    w_zero: np.ndarray           # [F] int32
+    bias: np.ndarray             # [F] int32
+    x: Quant
+    y: Quant
+    input: tuple                 # (C, H, W)
+    stride: tuple                # (sh, sw)
+
+    @property
+    def kernel(self):
+        return self.weight.shape[2:]
+
+    @property
+    def output(self):
+        (_, h, w), (kh, kw), (sh, sw) = self.input, self.kernel, self.stride
+        return (self.weight.shape[0], _window_count(h, kh, sh), _window_count(w, kw, sw))
+
+    @property
+    def shape(self):
+        return (int(np.prod(self.input)), int(np.prod(self.output)))
+
+    @property
+    def rows(self):
+        """The weights less their zero points, a row per output channel: [F, C*KH*KW]."""
+        return self.weight.reshape(len(self.weight), -1).astype(np.int64) - self.w_zero[:, None]
+
+    @property
+    def clocks(self):
+        return self.shape[1] * self.rows.shape[1]
+
+    @property
+    def text(self):
+        return (f"Conv {_dims(self.kernel)} {_dims(self.input)} -> {_dims(self.output)}")
+
+
+@dataclass(frozen=True, eq=False)
+class MaxPool:
+    """``MaxPool`` without padding or dilation on 8-bit values: y has x's quantization."""
+    node: str
+    x: Quant
+    input: tuple                 # (C, H, W)
+    kernel: tuple                # (KH, KW)
+    stride: tuple                # (sh, sw)
+
+    @property
+    def y(self):
+        return self.x
+
+    @property
+    def output(self):
+        (c, h, w), (kh, kw), (sh, sw) = self.input, self.kernel, self.stride
+        return (c, _window_count(h, kh, sh), _window_count(w, kw, sw))
+
+    @property
+    def shape(self):
+        return (int(np.prod(self.input)), int(np.prod(self.output)))
+
+    @property
+    def clocks(self):
+        return self.shape[0] + self.shape[1] * int(np.prod(self.kernel))
+
+    @property
+    def text(self):
+        return f"MaxPool {_dims(self.kernel)} {_dims(self.input)} -> {_dims(self.output)}"
+
 
 @dataclass(frozen=True, eq=False)
 class AddConst:
@@ -57,6 +159,17 @@ class AddConst:
     def shape(self):
         return (len(self.const), len(self.const))
 
+    @property
+    def input(self):
+        return (len(self.const),)
+
+    output = input
+    clocks = 0
+
+    @property
+    def text(self):
+        return f"+ constant ({len(self.const)})"
+
 
 @dataclass(frozen=True)
 class Model:
@@ -66,6 +179,7 @@ class Model:
     input: str
     output: str
     features: int                # elements of one sample's input
+    input_shape: tuple           # one sample's input as the model takes it, (features,) or more
     layers: tuple = field(default_factory=tuple)
 
     @property

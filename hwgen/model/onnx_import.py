@@ -13,12 +13,12 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import HwgenError
-from .layers import AddConst, Dense, Model, Quant
+from .layers import AddConst, Conv, Dense, MaxPool, Model, Quant
 
-SUPPORTED = ("QuantizeLinear, DequantizeLinear, QLinearMatMul, QGemm, QLinearAdd, MatMul, Gemm "
-             "and Add between DequantizeLinear and QuantizeLinear, Relu folded into "
-             "quantization, Flatten and Reshape to (batch, features)")
-_IGNORED = {"Flatten", "Reshape", "Identity"}
+SUPPORTED = ("QuantizeLinear, DequantizeLinear, QLinearMatMul, QGemm, QLinearConv, MaxPool, "
+             "QLinearAdd, MatMul, Gemm, Conv and Add between DequantizeLinear and "
+             "QuantizeLinear, Relu folded into quantization, Flatten, Reshape and Identity")
+_SHAPES = {"Flatten", "Reshape", "Identity"}
 _DTYPES = {np.dtype(np.int8): "int8", np.dtype(np.uint8): "uint8"}
 
 
@@ -100,15 +100,15 @@ def load(path):
     if not features:
         raise HwgenError(f"{path}: input {source.name!r} has shape {dims}: hwgen takes "
                          "(batch, features...) with every feature dimension known")
-    layers, name = _chain(graph, source.name, features)
+    layers, name = _chain(graph, source.name, tuple(dims[1:]))
     if not layers:
         raise HwgenError(f"{path}: no quantized layer between the input and the output")
     return Model(os.path.splitext(os.path.basename(path))[0], source.name, name, features,
-                 tuple(layers))
+                 tuple(dims[1:]), tuple(layers))
 
 
-def _chain(graph, name, width):
-    """The layers from the float input ``name`` of ``width`` values a sample to the float
+def _chain(graph, name, dims):
+    """The layers from the float input ``name`` of a sample's shape ``dims`` to the float
     output, and its name."""
     node = graph.only_reader(name)
     if node.op_type != "QuantizeLinear":
@@ -117,8 +117,8 @@ def _chain(graph, name, width):
     x, name, layers = graph.quant(node, 1, 2), node.output[0], []
     while name not in graph.outputs:
         node = graph.only_reader(name)
-        if node.op_type in _IGNORED:
-            name = node.output[0]
+        if node.op_type in _SHAPES:
+            dims, name = _reshaped(graph, node, dims), node.output[0]
             continue
         if node.op_type == "DequantizeLinear":
             _same_quant(graph, node, x, 1, 2)
@@ -126,16 +126,47 @@ def _chain(graph, name, width):
                 return layers, node.output[0]
             layer, name = _float_add(graph, node.output[0], x)
         else:
-            layer, name = _layer(graph, node, x), node.output[0]
-        layer = _fitted(graph, layer, width)
+            layer, name = _layer(graph, node, x, dims), node.output[0]
+        layer = _fitted(graph, layer, dims)
         layers.append(layer)
-        x, width = layer.y, layer.shape[1]
+        x = layer.y
+        dims = dims if isinstance(layer, AddConst) else layer.output
     raise HwgenError(f"{graph.path}: the output {name!r} is quantized: hwgen takes a model "
                      "whose output is dequantized (DequantizeLinear)")
 
 
-def _layer(graph, node, x):
+def _reshaped(graph, node, dims):
+    """A sample's shape after ``Flatten``, ``Reshape`` or ``Identity`` of one of ``dims``."""
+    size = int(np.prod(dims))
+    if node.op_type == "Identity":
+        return dims
+    if node.op_type == "Flatten":
+        axis = _attributes(node).get("axis", 1)
+        if axis != 1:
+            raise graph.error(node, f"axis {axis}: hwgen flattens to (batch, features), axis 1")
+        return (size,)
+    shape = [int(d) for d in graph.const(node, 1)]
+    rest = [dims[i] if d == 0 and i < len(dims) else d for i, d in enumerate(shape[1:])]
+    if rest.count(-1) == 1:
+        known = int(np.prod([d for d in rest if d != -1]))
+        rest[rest.index(-1)] = size // known if known and size % known == 0 else -1
+    if not rest or int(np.prod(rest)) != size or min(rest) < 1:
+        raise graph.error(node, f"reshapes a sample of shape {list(dims)} to {shape[1:]}: "
+                          "hwgen keeps the batch as the first axis and each sample whole")
+    return tuple(rest)
+
+
+def _attributes(node):
+    from onnx import helper
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def _layer(graph, node, x, dims):
     op = node.op_type
+    if op == "QLinearConv":
+        return _conv(graph, node, x, dims)
+    if op == "MaxPool":
+        return _max_pool(graph, node, x, dims)
     if op == "QLinearMatMul":
         return _dense(graph, node, x, weight=3, w_quant=(4, 5), y_quant=(6, 7), bias=None)
     if op == "QGemm":
@@ -158,15 +189,67 @@ def _layer(graph, node, x):
     raise graph.error(node, f"not supported; hwgen supports {SUPPORTED}")
 
 
-def _fitted(graph, layer, width):
-    """``layer`` where it reads ``width`` values a sample (a constant of one value added to
+def _fitted(graph, layer, dims):
+    """``layer`` where it reads a sample of shape ``dims`` (a constant of one value added to
     each), or an error."""
+    width = int(np.prod(dims))
     if isinstance(layer, AddConst) and layer.const.size == 1:
         layer = replace(layer, const=np.repeat(layer.const, width))
+    if isinstance(layer, Dense) and len(dims) != 1:
+        raise HwgenError(f"{graph.path}: node {layer.node} multiplies a sample of shape "
+                         f"{list(dims)}: flatten it first (Flatten)")
     if layer.shape[0] != width:
         raise HwgenError(f"{graph.path}: node {layer.node} takes {layer.shape[0]} values a "
                          f"sample where the layer before it gives {width}")
     return layer
+
+
+def _window(graph, node, dims, kernel):
+    """The strides of a ``Conv`` or ``MaxPool`` ``node`` of ``kernel`` on a sample of
+    ``dims``, or an error for what hwgen does not compute."""
+    attrs = _attributes(node)
+    if len(dims) != 3:
+        raise graph.error(node, f"takes a sample of shape {list(dims)}: hwgen takes 2-D "
+                          "images (channels, height, width)")
+    if any(attrs.get("pads", [0])) or attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET",
+                                                                               b"VALID"):
+        raise graph.error(node, "padding is not supported yet: pad the image before the "
+                          "model, or use pads 0")
+    if any(d != 1 for d in attrs.get("dilations", [1])) or attrs.get("group", 1) != 1:
+        raise graph.error(node, "dilation and groups are not supported (dilations 1, group 1)")
+    if attrs.get("ceil_mode", 0) or len(node.output) > 1 and node.output[1]:
+        raise graph.error(node, "ceil_mode and the indices output are not supported")
+    stride = tuple(attrs.get("strides", [1, 1]))
+    if len(kernel) != 2 or len(stride) != 2 or any(
+            k > d for k, d in zip(kernel, dims[1:])) or min(stride) < 1:
+        raise graph.error(node, f"a {list(kernel)} window with strides {list(stride)} on "
+                          f"{list(dims)}: hwgen takes a 2-D window within the image")
+    return stride
+
+
+def _conv(graph, node, x, dims):
+    _same_quant(graph, node, x, 1, 2)
+    w = graph.const(node, 3)
+    if w.ndim != 4 or w.dtype not in _DTYPES or len(dims) == 3 and w.shape[1] != dims[0]:
+        raise graph.error(node, f"weights of shape {list(w.shape)} and type {w.dtype} for a "
+                          f"sample of {list(dims)}: hwgen takes int8 or uint8 [F, C, KH, KW]")
+    stride = _window(graph, node, dims, w.shape[2:])
+    f = w.shape[0]
+    s, z = graph.const(node, 4), graph.const(node, 5)
+    if s.size not in (1, f) or z.size not in (1, f):
+        raise graph.error(node, f"weight scale of {s.size} and zero point of {z.size} values "
+                          f"for {f} output channels")
+    b = np.zeros(f, np.int32)
+    if len(node.input) > 8 and node.input[8]:
+        b = graph.const(node, 8).reshape(-1).astype(np.int32)
+    return Conv(node.name, w, np.broadcast_to(s.astype(np.float32).reshape(-1), f).copy(),
+                np.broadcast_to(z.astype(np.int32).reshape(-1), f).copy(), b, x,
+                graph.quant(node, 6, 7), tuple(dims), stride)
+
+
+def _max_pool(graph, node, x, dims):
+    kernel = tuple(_attributes(node).get("kernel_shape", ()))
+    return MaxPool(node.name, x, tuple(dims), kernel, _window(graph, node, dims, kernel))
 
 
 def _same_quant(graph, node, x, scale, zero):

@@ -8,13 +8,14 @@ are literals. Every float operation is
 float32 in onnxruntime's order (``reference``), so hardware, interpreter and onnxruntime agree
 bit for bit.
 """
+import math
 import os
 import shutil
 
 import numpy as np
 
 from ..errors import HwgenError
-from .layers import Dense
+from .layers import AddConst, Conv, Dense, MaxPool
 from .reference import add_table, multiplier
 
 MAGIC = 12582912.0           # 1.5 * 2**23: adding it rounds a float32 below 2**22 to an integer
@@ -22,8 +23,9 @@ MAGIC = 12582912.0           # 1.5 * 2**23: adding it rounds a float32 below 2**
 
 def dense_tables(layer):
     """(weights [N, K] less their zero point, sums less the input's zero point times the
-    weights [N], multipliers [N] float32) of a ``Dense`` layer."""
-    w = layer.weight.astype(np.int64).T - layer.w_zero[:, None]
+    weights [N], multipliers [N] float32) of a ``Dense`` or ``Conv`` layer (N its outputs or
+    output channels, K the terms of each)."""
+    w = layer.rows
     bias = layer.bias.astype(np.int64) - layer.x.zero * w.sum(axis=1)
     if np.abs(bias).max(initial=0) >= 2 ** 31:
         raise HwgenError(f"node {layer.node}: its folded bias does not fit int32")
@@ -31,7 +33,8 @@ def dense_tables(layer):
 
 
 def table_bytes(layer):
-    """Bytes of a ``Dense`` layer's tables, each element at its width in the program."""
+    """Bytes of a ``Dense`` or ``Conv`` layer's tables, each element at its width in the
+    program."""
     w, c, m = dense_tables(layer)
     return w.size * -(-max(8, _bits(w)) // 8) + c.size * -(-_bits(c) // 8) + 4 * m.size
 
@@ -44,14 +47,15 @@ def lookup_table(layer):
 
 
 def _groups(model):
-    """The layers as tasks: each ``Dense`` with the ``AddConst`` layers after it."""
+    """The layers as tasks: each ``Dense``, ``Conv`` or ``MaxPool`` with the ``AddConst``
+    layers after it."""
     groups = []
     for index, layer in enumerate(model.layers):
-        if isinstance(layer, Dense):
+        if not isinstance(layer, AddConst):
             groups.append([index])
         elif not groups:
-            raise HwgenError(f"node {layer.node}: an Add before the first MatMul or Gemm is "
-                             "not supported yet")
+            raise HwgenError(f"node {layer.node}: an Add before the first MatMul, Gemm or "
+                             "Conv is not supported yet")
         else:
             groups[-1].append(index)
     return groups
@@ -75,13 +79,33 @@ def _round(step, value, q, indent):
             f"{_minus(-q.zero)}"]
 
 
-def _elementwise(model, index, indent):
-    """Lines of the ``AddConst`` layer ``index`` on local ``q{index - 1}``: a lookup."""
+def _elementwise(model, index, flat, indent):
+    """Lines of the ``AddConst`` layer ``index`` on local ``q{index - 1}``, output ``flat``
+    of the sample: a lookup."""
     layer, pad = model.layers[index], " " * indent
     kind = "in float32" if layer.float_path else "QLinearAdd"
     at = f"q{index - 1}{_minus(layer.x.bounds[0])}"
-    return [f"{pad}q{index}: {layer.y.dtype} = t{index}[o, {at}]"
+    return [f"{pad}q{index}: {layer.y.dtype} = t{index}[{flat}, {at}]"
             f"    # {layer.node}: + a constant ({kind})"]
+
+
+def unrolls(layer):
+    """The multiply-accumulates a clock the first layer can do (``U0``): a divisor of a
+    ``Dense`` layer's inputs; for a ``Conv`` layer a divisor of its kernel's width, or the
+    width times a divisor of its height; 1 for a ``MaxPool``."""
+    def divisors(n):
+        return [d for d in range(1, n + 1) if n % d == 0]
+    if isinstance(layer, Dense):
+        return divisors(layer.shape[0])
+    if isinstance(layer, Conv):
+        kh, kw = layer.kernel
+        return divisors(kw) + [kw * d for d in divisors(kh)[1:]]
+    return [1]
+
+
+def _unrolls_text(layer):
+    return (f"a divisor of its {layer.shape[0]} inputs" if isinstance(layer, Dense) else
+            "one of " + ", ".join(map(str, unrolls(layer))))
 
 
 def _bits(values):
@@ -98,7 +122,7 @@ def _sum_bits(layer, w_bits, c_bits):
     """Bits of a signed sum that holds a bias of ``c_bits`` plus K products of a
     ``w_bits`` weight and an input of the layer's type (what hwgen's width check assumes);
     the sum must fit int32, as onnxruntime's does."""
-    k = layer.shape[0]
+    k = layer.rows.shape[1]
     x_top = 255 if layer.x.dtype == "uint8" else 128
     top = (1 << c_bits - 1) + k * (1 << w_bits - 1) * x_top
     if top > 1 << 31:
@@ -107,40 +131,154 @@ def _sum_bits(layer, w_bits, c_bits):
     return top.bit_length() + 1
 
 
-def _task(model, group):
-    """The source lines of the task computing the layers of ``group``: the first layer's
-    reads ``U0`` inputs a clock from the tensor, another's collects its inputs from its
-    stream on the first output's pass (``docs/language.md``, Loops) and does one."""
-    index = group[0]
-    dense, first, last = model.layers[index], index == 0, group[-1] == len(model.layers) - 1
-    (k, n), (w, c, _) = dense.shape, dense_tables(dense)
-    w_bits, c_bits = max(8, _bits(w)), _bits(c)
+def _affine(*terms):
+    """``(coefficient, expression)`` terms as source text."""
+    return " + ".join(v if k == 1 else f"{k} * ({v})" if " " in v else f"{k} * {v}"
+                      for k, v in terms)
+
+
+def _loops(ranges, indent):
+    """Nested ``for`` lines over ``(name, trips)`` from ``indent``; the indent inside."""
+    lines = []
+    for name, trips in ranges:
+        lines.append(" " * indent + f"for {name} in range({trips}):")
+        indent += 4
+    return lines, indent
+
+
+def _header(model, group):
+    """The task's name, tables, local input and the loop over the problem's samples (a
+    later layer collects a sample from its stream first)."""
+    index, layer = group[0], model.layers[group[0]]
     lines = ["@hwgen.task",
-             f"def layer{index}():                    # {dense.node}: {k} -> {n}",
-             f"    w: {_type(w_bits)}[{n}, {k}] = W{index}",
-             f"    c: {_type(c_bits)}[{n}] = C{index}",
-             f"    m: float32[{n}] = M{index}"]
-    lines += [f"    t{i}: {model.layers[i].y.dtype}[{max(n, 2)}, 256] = T{i}" for i in group[1:]]
-    if not first:
-        lines.append(f"    x: {dense.x.dtype}[{k}]")
+             f"def layer{index}():                    # {layer.node}: {layer.text}"]
+    if not isinstance(layer, MaxPool):
+        (n, k), (w, c, _) = layer.rows.shape, dense_tables(layer)
+        lines += [f"    w: {_type(max(8, _bits(w)))}[{n}, {k}] = W{index}",
+                  f"    c: {_type(_bits(c))}[{n}] = C{index}",
+                  f"    m: float32[{n}] = M{index}"]
+    lines += [f"    t{i}: {model.layers[i].y.dtype}[{max(layer.shape[1], 2)}, 256] = T{i}"
+              for i in group[1:]]
+    if index:
+        lines.append(f"    x: {layer.x.dtype}[{layer.shape[0]}]")
     lines.append("    for b in range(B):")
-    if not first:
-        lines += [f"        for i in range({k}):", f"            x[i] = s{index}.get()"]
-    lines += [f"        for o in range({n}):",
-              f"            acc: {_type(_sum_bits(dense, w_bits, c_bits))} = c[o]"]
-    if first:
+    if index:
+        lines += _collect(layer, index)
+    return lines
+
+
+def _nest(layer):
+    """The trip counts of a layer's loops over a sample, outermost first."""
+    if isinstance(layer, Dense):
+        return layer.shape
+    channels = (layer.input[0],) if isinstance(layer, Conv) else ()
+    return layer.output + channels + tuple(layer.kernel)
+
+
+def _collect(layer, index):
+    """Lines that fill local ``x`` from stream ``s{index}``, element by element. A
+    ``Dense`` layer's fill runs on its first output's pass; another's runs before its loops,
+    in a nest no deeper and no longer at each level (so that neither phase pads the other:
+    ``docs/language.md``, Loops), where the input's size divides that way."""
+    size, trips = layer.shape[0], []
+    for level in _nest(layer) if not isinstance(layer, Dense) else ():
+        trips.append(math.gcd(size // math.prod(trips), level))
+    if math.prod(trips) != size:
+        return [f"        for i in range({size}):", f"            x[i] = s{index}.get()"]
+    names = [f"i{n}" for n in range(len(trips))]
+    lines, indent = _loops(list(zip(names, trips)), 8)
+    at = _affine(*((math.prod(trips[n + 1:]), name) for n, name in enumerate(names)))
+    return lines + [" " * indent + f"x[{at}] = s{index}.get()"]
+
+
+def _sum(layer, indent):
+    w_bits, c_bits = max(8, _bits(layer.rows)), _bits(dense_tables(layer)[1])
+    return [" " * indent + f"acc: {_type(_sum_bits(layer, w_bits, c_bits))} = c[o]"]
+
+
+def _source(first, at):
+    return f"X[b, {at}]" if first else f"x[{at}]"
+
+
+def _dense_body(layer, index):
+    """The output's index in the sample, the loops of ``Dense`` layer ``index`` (its result
+    in local ``q{index}``) and their indent."""
+    k, n = layer.shape
+    lines = [f"        for o in range({n}):"] + _sum(layer, 12)
+    if index == 0:
         lines += [f"            for i in range({k} // U0):",
                   "                with hwgen.meta_for(U0) as u:",
                   "                    acc += w[o, U0 * i + u] * X[b, U0 * i + u]"]
     else:
         lines += [f"            for i in range({k}):", "                acc += w[o, i] * x[i]"]
-    lines += _round(index, "acc * m[o]", dense.y, 12)
+    return "o", lines + _round(index, "acc * m[o]", layer.y, 12), 12
+
+
+def _window(layer, channel, row, column):
+    """The index of window element (``channel``, ``row``, ``column``) of output (oy, ox) of
+    a ``Conv`` or ``MaxPool`` layer in its flat input."""
+    (_, h, w), (sh, sw) = layer.input, layer.stride
+    return _affine((h * w, channel), (w * sh, "oy"), (w, row), (sw, "ox"), (1, column))
+
+
+def _outputs(layer):
+    """The output loops (o, oy, ox) of a ``Conv`` or ``MaxPool`` layer and the output's
+    index in the sample, channel-major as ONNX lays it out."""
+    f, oh, ow = layer.output
+    lines, indent = _loops([("o", f), ("oy", oh), ("ox", ow)], 8)
+    return _affine((oh * ow, "o"), (ow, "oy"), (1, "ox")), lines, indent
+
+
+def _conv_body(layer, index):
+    """As ``_dense_body`` for a ``Conv`` layer; the first layer does ``U0`` elements of a
+    window a clock: ``UR`` rows of ``UC`` columns."""
+    (c, (kh, kw)), first = (layer.input[0], layer.kernel), index == 0
+    flat, lines, indent = _outputs(layer)
+    lines += _sum(layer, indent)
+    if first:
+        loops = [("ci", c), ("ky", f"{kh} // UR"), ("kx", f"{kw} // UC")]
+        row, column = "UR * ky + v", "UC * kx + u"
+        metas = ["with hwgen.meta_for(UR) as v:", "with hwgen.meta_for(UC) as u:"]
+    else:
+        loops, row, column, metas = [("ci", c), ("ky", kh), ("kx", kw)], "ky", "kx", []
+    inner, inside = _loops(loops, indent)
+    for meta in metas:
+        inner.append(" " * inside + meta)
+        inside += 4
+    weight = _affine((kh * kw, "ci"), (kw, row), (1, column))
+    lines += inner + [" " * inside + f"acc += w[o, {weight}] * "
+                      f"{_source(first, _window(layer, 'ci', row, column))}"]
+    return flat, lines + _round(index, "acc * m[o]", layer.y, indent), indent
+
+
+def _pool_body(layer, index):
+    """As ``_dense_body`` for a ``MaxPool`` layer: the largest of each window."""
+    flat, lines, indent = _outputs(layer)
+    q = f"q{index}"
+    lines.append(" " * indent + f"{q}: {layer.y.dtype} = {layer.x.bounds[0]}")
+    inner, inside = _loops([("ky", layer.kernel[0]), ("kx", layer.kernel[1])], indent)
+    lines += inner
+    at = _source(index == 0, _window(layer, "o", "ky", "kx"))
+    lines.append(" " * inside + f"{q} = max({q}, {at})")
+    return flat, lines, indent
+
+
+def _task(model, group):
+    """The source lines of the task computing the layers of ``group`` (one sample at a
+    time)."""
+    index, last = group[0], group[-1] == len(model.layers) - 1
+    layer = model.layers[index]
+    flat, body, indent = _BODIES[type(layer)](layer, index)
+    lines = _header(model, group) + body
     for i in group[1:]:
-        lines += _elementwise(model, i, 12)
-    result = f"q{group[-1]}"
-    lines.append(f"            Y[b, o] = {result}" if last else
-                 f"            s{group[-1] + 1}.put({result})")
+        lines += _elementwise(model, i, flat, indent)
+    result, pad = f"q{group[-1]}", " " * indent
+    lines.append(pad + (f"Y[b, {flat}] = {result}" if last else
+                        f"s{group[-1] + 1}.put({result})"))
     return lines
+
+
+_BODIES = {Dense: _dense_body, Conv: _conv_body, MaxPool: _pool_body}
 
 
 def _identifier(name):
@@ -151,8 +289,9 @@ def _identifier(name):
 def _tables(model, groups):
     lines = []
     for group in groups:
-        lines.append(f"W{group[0]}, C{group[0]}, M{group[0]} = "
-                     f"program.dense_tables(MODEL.layers[{group[0]}])")
+        if not isinstance(model.layers[group[0]], MaxPool):
+            lines.append(f"W{group[0]}, C{group[0]}, M{group[0]} = "
+                         f"program.dense_tables(MODEL.layers[{group[0]}])")
         lines += [f"T{i} = program.lookup_table(MODEL.layers[{i}])" for i in group[1:]]
     return lines
 
@@ -165,9 +304,10 @@ def source(model, onnx_name, depths=None):
     k, n = model.features, model.outputs
     head = [f'"""{model.name}: generated by `hwgen model` from {onnx_name} (edit freely).',
             "",
-            "One task per MatMul/Gemm layer, the elementwise layers after it in the same task;",
-            "the host quantizes the inputs to X and dequantizes Y (hwgen.model.reference).",
-            "U0: multiply-accumulates per clock in the first layer (divides its inputs).",
+            "One task per MatMul/Gemm, Conv and MaxPool layer, the elementwise layers after it",
+            "in the same task; the host quantizes the inputs to X and dequantizes Y",
+            "(hwgen.model.reference). U0: multiply-accumulates per clock in the first layer",
+            f"({_unrolls_text(model.layers[0])}).",
             '"""',
             "import os", "",
             "import hwgen",
@@ -178,8 +318,12 @@ def source(model, onnx_name, depths=None):
     head += _tables(model, groups)
     head += ['TEST_SIZES = [{"B": 1}, {"B": 3}]', "", "",
              "def build(B: int = 1, U0: int = 1):"]
-    head += [f"    if {k} % U0:",
-             f"        raise hwgen.HwgenError(f\"U0={{U0}} must divide the {k} inputs\")"]
+    head += [f"    if U0 not in {unrolls(model.layers[0])}:",
+             f"        raise hwgen.HwgenError(f\"U0={{U0}}: layer 0 does "
+             f"{_unrolls_text(model.layers[0])} multiply-accumulates a clock\")"]
+    if isinstance(model.layers[0], Conv):
+        head.append(f"    UR, UC = max(1, U0 // {model.layers[0].kernel[1]}), "
+                    f"min(U0, {model.layers[0].kernel[1]})    # window rows, columns a clock")
     head += ["", "    @hwgen.region",
              f"    def {name}(X: {model.x.dtype}[B, {k}], Y: {model.y.dtype}[B, {n}]):"]
     for g in groups[1:]:

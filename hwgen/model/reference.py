@@ -3,8 +3,9 @@ float32 arithmetic in their order, round to nearest even, clamps where they clam
 from weakref import WeakKeyDictionary
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
-from .layers import Dense
+from .layers import AddConst, Conv, Dense, MaxPool
 
 _F = np.float32
 _TABLES = WeakKeyDictionary()        # AddConst layer -> its add_table
@@ -39,9 +40,29 @@ def multiplier(layer):
 
 
 def dense(layer, x):
-    w = layer.weight.astype(np.int64) - layer.w_zero
-    acc = (np.asarray(x, np.int64) - layer.x.zero) @ w + layer.bias
+    acc = (np.asarray(x, np.int64) - layer.x.zero) @ layer.rows.T + layer.bias
     return requantize(acc, multiplier(layer), layer.y)
+
+
+def _windows(layer, x):
+    """The windows of ``layer`` (``Conv``, ``MaxPool``) on flat samples ``x``:
+    [samples, C, OH, OW, KH, KW]."""
+    (c, h, w), (sh, sw) = layer.input, layer.stride
+    images = np.asarray(x, np.int64).reshape(-1, c, h, w)
+    return sliding_window_view(images, tuple(layer.kernel), axis=(2, 3))[:, :, ::sh, ::sw]
+
+
+def conv(layer, x):
+    windows = _windows(layer, np.asarray(x, np.int64) - layer.x.zero)
+    count, _, oh, ow = windows.shape[:4]
+    patches = windows.transpose(0, 2, 3, 1, 4, 5).reshape(count, oh * ow, -1)
+    acc = patches @ layer.rows.T + layer.bias                     # [samples, OH*OW, F]
+    return requantize(acc, multiplier(layer), layer.y).transpose(0, 2, 1).reshape(count, -1)
+
+
+def max_pool(layer, x):
+    windows = _windows(layer, x)
+    return windows.max(axis=(4, 5)).reshape(len(windows), -1)
 
 
 def _fma(a, b, c):
@@ -97,11 +118,14 @@ def add_const(layer, x):
     return add_table(layer)[np.arange(x.shape[-1]), x - layer.x.bounds[0]]
 
 
+_COMPUTE = {Dense: dense, Conv: conv, MaxPool: max_pool, AddConst: add_const}
+
+
 def run(model, x):
     """Every layer's output for the quantized inputs ``x`` (samples x features)."""
     outs = []
     for layer in model.layers:
-        x = dense(layer, x) if isinstance(layer, Dense) else add_const(layer, x)
+        x = _COMPUTE[type(layer)](layer, x)
         outs.append(x)
     return outs
 
