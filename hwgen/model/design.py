@@ -91,9 +91,12 @@ def build(model, onnx_path, out_dir, batch=1, unroll=None):
 
 def rows(model, design):
     """The per-layer table: node, operation, sizes, multiply-accumulates per clock, clocks
-    per sample, on-chip tables (bytes) and the depth of the stream into it."""
+    per sample (its task's, from the schedule), on-chip tables (bytes) and the depth of the
+    stream into it."""
     out = [("layer", "node", "computes", "MAC/clock", "clocks/sample", "tables (bytes)",
             "stream in")]
+    iterations = {member: group.iterations for group in design.built.schedule.groups
+                  for member in group.members}
     for index, layer in enumerate(model.layers):
         n = layer.shape[1]
         if isinstance(layer, AddConst):
@@ -105,7 +108,7 @@ def rows(model, design):
         tables = "-" if isinstance(layer, MaxPool) else f"{program.table_bytes(layer):,}"
         out.append((str(index), layer.node, layer.text,
                     "-" if isinstance(layer, MaxPool) else str(unroll),
-                    f"{layer.clocks // unroll:,}", tables, stream))
+                    f"{iterations[f'layer{index}'] / design.params['B']:,.0f}", tables, stream))
     return out
 
 
@@ -116,8 +119,9 @@ def reasons(model, design):
     line = f"layer 0 does {unroll} multiply-accumulates a clock"
     if slowest and unroll == first_unroll(model):
         clocks, index = slowest
-        line += (f": the fewest it can that keep it within layer {index}'s {clocks:,} clocks "
-                 "a sample" + ("" if unroll < most else " (or the most it can)") +
+        line += (f": the fewest it can ({program.unrolls_text(model.layers[0])}) that keep it "
+                 f"within layer {index}'s {clocks:,} clocks a sample" +
+                 ("" if unroll < most else " or the most it can") +
                  " (each later layer does one operation a clock: it collects its inputs "
                  "from its stream)")
     elif slowest:

@@ -8,6 +8,7 @@ are literals. Every float operation is
 float32 in onnxruntime's order (``reference``), so hardware, interpreter and onnxruntime agree
 bit for bit.
 """
+import functools
 import math
 import os
 import shutil
@@ -103,7 +104,7 @@ def unrolls(layer):
     return [1]
 
 
-def _unrolls_text(layer):
+def unrolls_text(layer):
     return (f"a divisor of its {layer.shape[0]} inputs" if isinstance(layer, Dense) else
             "one of " + ", ".join(map(str, unrolls(layer))))
 
@@ -177,18 +178,30 @@ def _nest(layer):
 
 def _collect(layer, index):
     """Lines that fill local ``x`` from stream ``s{index}``, element by element. A
-    ``Dense`` layer's fill runs on its first output's pass; another's runs before its loops,
-    in a nest no deeper and no longer at each level (so that neither phase pads the other:
-    ``docs/language.md``, Loops), where the input's size divides that way."""
-    size, trips = layer.shape[0], []
-    for level in _nest(layer) if not isinstance(layer, Dense) else ():
-        trips.append(math.gcd(size // math.prod(trips), level))
-    if math.prod(trips) != size:
+    ``Dense`` layer's fill runs on its first output's pass; another's runs before its loops
+    as a phase (``docs/language.md``, Loops) in a nest as deep as theirs, shaped so that the
+    two phases pad each other least (``_fill_nest``)."""
+    size = layer.shape[0]
+    if isinstance(layer, Dense):
         return [f"        for i in range({size}):", f"            x[i] = s{index}.get()"]
+    trips = _fill_nest(size, _nest(layer))
     names = [f"i{n}" for n in range(len(trips))]
     lines, indent = _loops(list(zip(names, trips)), 8)
     at = _affine(*((math.prod(trips[n + 1:]), name) for n, name in enumerate(names)))
     return lines + [" " * indent + f"x[{at}] = s{index}.get()"]
+
+
+def _fill_nest(size, levels):
+    """Trip counts, one per level of ``levels``, whose product is ``size`` and whose
+    level-wise maximum with ``levels`` (what each phase then takes) is least."""
+    @functools.cache
+    def best(level, left):
+        if level == len(levels) - 1:
+            return max(left, levels[level]), (left,)
+        return min((max(d, levels[level]) * best(level + 1, left // d)[0],
+                    (d,) + best(level + 1, left // d)[1])
+                   for d in range(1, left + 1) if left % d == 0)
+    return list(best(0, size)[1])
 
 
 def _sum(layer, indent):
@@ -307,7 +320,7 @@ def source(model, onnx_name, depths=None):
             "One task per MatMul/Gemm, Conv and MaxPool layer, the elementwise layers after it",
             "in the same task; the host quantizes the inputs to X and dequantizes Y",
             "(hwgen.model.reference). U0: multiply-accumulates per clock in the first layer",
-            f"({_unrolls_text(model.layers[0])}).",
+            f"({unrolls_text(model.layers[0])}).",
             '"""',
             "import os", "",
             "import hwgen",
@@ -319,8 +332,8 @@ def source(model, onnx_name, depths=None):
     head += ['TEST_SIZES = [{"B": 1}, {"B": 3}]', "", "",
              "def build(B: int = 1, U0: int = 1):"]
     head += [f"    if U0 not in {unrolls(model.layers[0])}:",
-             f"        raise hwgen.HwgenError(f\"U0={{U0}}: layer 0 does "
-             f"{_unrolls_text(model.layers[0])} multiply-accumulates a clock\")"]
+             f"        raise hwgen.HwgenError(f\"U0={{U0}}: layer 0's multiply-accumulates a "
+             f"clock must be {unrolls_text(model.layers[0])}\")"]
     if isinstance(model.layers[0], Conv):
         head.append(f"    UR, UC = max(1, U0 // {model.layers[0].kernel[1]}), "
                     f"min(U0, {model.layers[0].kernel[1]})    # window rows, columns a clock")

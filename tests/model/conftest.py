@@ -55,8 +55,40 @@ def float_model(path, layers, seed=0, gemm=True, relu=True):
     return saved(onnx_model(nodes, inputs, outputs, inits, "mlp"), path)
 
 
+def float_cnn(path, shape, layers, outputs=10, seed=0):
+    """A float CNN of random weights on samples of ``shape`` (C, H, W) written to ``path``:
+    ``layers`` of ``("conv", F, (KH, KW), (SH, SW))`` (a Conv and a Relu) and
+    ``("pool", (KH, KW), (SH, SW))`` (a MaxPool), then Flatten and a Gemm to ``outputs``."""
+    rng = np.random.default_rng(seed)
+    nodes, inits, name, (c, h, w) = [], {}, "x", shape
+    for k, (kind, *args) in enumerate(layers):
+        if kind == "conv":
+            f, (kh, kw), stride = args
+            inits[f"w{k}"] = rng.normal(0, 1 / np.sqrt(c * kh * kw), (f, c, kh, kw)).astype(
+                np.float32)
+            inits[f"b{k}"] = rng.normal(0, 0.3, f).astype(np.float32)
+            nodes += [helper.make_node("Conv", [name, f"w{k}", f"b{k}"], [f"c{k}"], f"conv{k}",
+                                       kernel_shape=[kh, kw], strides=list(stride)),
+                      helper.make_node("Relu", [f"c{k}"], [f"r{k}"], f"relu{k}")]
+            name, c = f"r{k}", f
+        else:
+            (kh, kw), stride = args
+            nodes.append(helper.make_node("MaxPool", [name], [f"p{k}"], f"pool{k}",
+                                          kernel_shape=[kh, kw], strides=list(stride)))
+            name = f"p{k}"
+        h, w = (h - kh) // stride[0] + 1, (w - kw) // stride[1] + 1
+    inits["wd"] = rng.normal(0, 1 / np.sqrt(c * h * w), (c * h * w, outputs)).astype(np.float32)
+    inits["bd"] = rng.normal(0, 0.3, outputs).astype(np.float32)
+    nodes += [helper.make_node("Flatten", [name], ["flat"], "flatten"),
+              helper.make_node("Gemm", ["flat", "wd", "bd"], ["y"], "dense")]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, *shape])]
+    out = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, outputs])]
+    return saved(onnx_model(nodes, inputs, out, inits, "cnn"), path)
+
+
 def quantized(source, path, features, form="QDQ", per_channel=False, seed=0):
-    """``source`` quantized by onnxruntime's ``quantize_static`` on random inputs."""
+    """``source`` quantized by onnxruntime's ``quantize_static`` on random inputs of
+    ``features`` (a number, or a sample's shape)."""
     import logging
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
     logging.getLogger().setLevel(logging.ERROR)
@@ -64,7 +96,8 @@ def quantized(source, path, features, form="QDQ", per_channel=False, seed=0):
 
     class Calibration(CalibrationDataReader):
         def __init__(self):
-            self.items = iter({"x": rng.uniform(-1, 1, (1, features)).astype(np.float32)}
+            self.items = iter({"x": rng.uniform(-1, 1, (1, *np.atleast_1d(features))).astype(
+                np.float32)}
                               for _ in range(64))
 
         def get_next(self):
@@ -81,5 +114,16 @@ def user_model(tmp_path):
     def make(layers, form="QDQ", per_channel=False, gemm=True, seed=0):
         source = float_model(str(tmp_path / f"float{seed}.onnx"), layers, seed, gemm)
         return quantized(source, str(tmp_path / f"q{seed}_{form}.onnx"), layers[0], form,
+                         per_channel, seed)
+    return make
+
+
+@pytest.fixture
+def user_cnn(tmp_path):
+    """``user_cnn(shape, layers, **options)``: a random CNN (``float_cnn``) quantized as a
+    user would."""
+    def make(shape, layers, form="QDQ", per_channel=False, seed=0):
+        source = float_cnn(str(tmp_path / f"cnn{seed}.onnx"), shape, layers, seed=seed)
+        return quantized(source, str(tmp_path / f"qcnn{seed}_{form}.onnx"), shape, form,
                          per_channel, seed)
     return make

@@ -10,8 +10,8 @@ def test_model_prints_its_layers_and_agrees_with_onnxruntime(tmp_path, capsys):
                  "--sim", "3", "--batch", "3", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "MatMul 64 -> 32" in out and "s2 (" in out
-    assert "layer 0 does 8 multiply-accumulates a clock: the fewest dividing its 64 inputs that " \
-        "keep it within layer 2's 320 clocks a sample" in out
+    assert "layer 0 does 8 multiply-accumulates a clock: the fewest it can (a divisor of its 64 " \
+        "inputs) that keep it within layer 2's 320 clocks a sample" in out
     assert "s2 holds " in out and "one fewer stalls its producer" in out
     assert "onnxruntime: 24 samples, accuracy" in out
     assert "interpreter: 24 samples, every output equals onnxruntime's, accuracy" in out
@@ -47,7 +47,8 @@ def test_model_bad_input_is_a_clear_error(tmp_path, capsys):
     assert main(["model", shipped("digits_mlp"), "--batch", "0"]) == 2
     assert "--batch and --images take a positive number" in capsys.readouterr().err
     assert main(["model", shipped("digits_mlp"), "--unroll", "5", "--out", str(tmp_path)]) == 2
-    assert "U0=5 must divide the 64 inputs" in capsys.readouterr().err
+    assert "U0=5: layer 0's multiply-accumulates a clock must be a divisor of its 64 inputs" in \
+        capsys.readouterr().err
 
 
 def test_a_lower_rate_gets_fewer_multipliers_and_an_unreachable_one_an_error(tmp_path, capsys):
@@ -56,6 +57,9 @@ def test_a_lower_rate_gets_fewer_multipliers_and_an_unreachable_one_an_error(tmp
     assert design.unroll_for_rate(model, "max", 70) == 8              # 256 clocks <= 320
     assert design.unroll_for_rate(model, "100000", 70) == 4           # 700 clocks a sample
     assert design.unroll_for_rate(model, "40000", 70) == 2            # 1,750
+    cnn = onnx_import.load(shipped("digits_cnn"))                      # 2,592 MACs a sample
+    assert [design.unroll_for_rate(cnn, rate, 70) for rate in ("max", "60000", "20000")] == \
+        [9, 3, 1]                   # window elements a clock: within 720, 1,167, 3,500 clocks
     assert main(["model", shipped("digits_mlp"), "--rate", "40000", "--images", "3",
                  "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out

@@ -5,7 +5,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from hwgen import HwgenError
-from hwgen.model.layers import AddConst, Dense
+from hwgen.model.layers import AddConst, Conv, Dense, MaxPool
 from hwgen.model.onnx_import import load
 from tests.model.conftest import float_model, onnx_model, quantized, saved, shipped
 
@@ -107,3 +107,65 @@ def test_a_scalar_constant_is_added_to_every_value_as_onnxruntime_adds_it(tmp_pa
     got = reference.run(loaded, reference.quantize(samples.inputs, loaded.x))[-1]
     want = compare.onnxruntime_outputs(path, loaded, samples)
     assert compare.agreement("reference", loaded, samples, got, want).exact
+
+
+def test_the_shipped_cnn_is_a_conv_a_pool_and_a_dense_layer():
+    for name in ("digits_cnn", "digits_cnn_qop"):
+        model = load(shipped(name))
+        assert [type(layer) for layer in model.layers] == [Conv, MaxPool, Dense]
+        assert model.input_shape == (1, 8, 8) and model.features == 64
+        assert [layer.output for layer in model.layers] == [(8, 6, 6), (8, 3, 3), (10,)]
+        assert model.layers[1].x == model.layers[0].y
+
+
+def _conv_model(tmp_path, conv=None, pool=None, image=(1, 4, 4), after="Flatten", features=8):
+    """QuantizeLinear, a QLinearConv of 2 filters 2x2 (``conv``: its attributes; default
+    strides 2), a MaxPool (``pool``: its attributes; None: none), ``after`` (Flatten, or a
+    Reshape to 8 values), QLinearMatMul of ``features`` to 3, DequantizeLinear."""
+    conv = {"kernel_shape": [2, 2], "strides": [2, 2], **(conv or {})}
+    rng = np.random.default_rng(0)
+    consts = {**QUANT, "w": rng.integers(-9, 9, (2, image[0], 2, 2)).astype(np.int8),
+              "cs": np.float32(0.2), "cz": np.int8(0), "m": rng.integers(-9, 9, (features, 3)).astype(
+                  np.int8), "ys": np.float32(0.5), "shape": np.array([-1, 8], np.int64)}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+             helper.make_node("QLinearConv", ["q", "s", "z", "w", "s", "z", "cs", "cz"],
+                              ["c"], name="conv", **conv)]
+    name = "c"
+    if pool is not None:
+        nodes.append(helper.make_node("MaxPool", ["c"], ["p"], name="pool", **pool))
+        name = "p"
+    args = ["shape"] if after == "Reshape" else []
+    nodes += [helper.make_node(after, [name, *args], ["f"], name="flat"),
+              helper.make_node("QLinearMatMul", ["f", "cs", "cz", "m", "s", "z", "ys", "z"],
+                               ["mm"], name="dense"),
+              helper.make_node("DequantizeLinear", ["mm", "ys", "z"], ["y"])]
+    return load(_save(tmp_path, nodes, _io("x", shape=(None, *image)), _io("y", shape=(None, 3)),
+                      consts))
+
+
+def test_a_conv_and_pool_through_flatten_or_reshape_are_layers(tmp_path):
+    model = _conv_model(tmp_path)
+    assert [layer.text for layer in model.layers] == ["Conv 2x2 1x4x4 -> 2x2x2",
+                                                      "MatMul 8 -> 3"]
+    model = _conv_model(tmp_path, {"strides": [1, 1]}, after="Reshape", image=(1, 5, 5),
+                        pool={"kernel_shape": [2, 2], "strides": [2, 2]})
+    assert [layer.text for layer in model.layers] == [
+        "Conv 2x2 1x5x5 -> 2x4x4", "MaxPool 2x2 2x4x4 -> 2x2x2", "MatMul 8 -> 3"]
+    with pytest.raises(HwgenError, match=r"node flat \(Reshape\): reshapes a sample of shape "
+                       r"\[2, 3, 3\] to \[8\]"):
+        _conv_model(tmp_path, {"strides": [1, 1]}, after="Reshape")
+
+
+@pytest.mark.parametrize("conv, pool, after, features, message", [
+    ({"pads": [1, 1, 1, 1]}, None, "Flatten", 18, r"node conv \(QLinearConv\): padding is "
+     "not supported yet"),
+    ({"dilations": [2, 2]}, None, "Flatten", 2, "dilation and groups are not supported"),
+    ({"strides": [1, 1]}, {"kernel_shape": [2, 2], "ceil_mode": 1}, "Flatten", 8,
+     r"node pool \(MaxPool\): ceil_mode"),
+    (None, None, "Identity", 2, r"node dense multiplies a sample of shape \[2, 2, 2\]: "
+     "flatten"),
+])
+def test_convolutions_hwgen_cannot_take_are_clear_errors(tmp_path, conv, pool, after, features,
+                                                         message):
+    with pytest.raises(HwgenError, match=message):
+        _conv_model(tmp_path, conv, pool, after=after, features=features)

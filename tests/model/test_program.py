@@ -30,7 +30,8 @@ def _agree(path, model, built, samples, batch, rtl=0):
     return runs
 
 
-@pytest.mark.parametrize("name, images", [("digits_mlp", 360), ("digits_mlp_qop", 40)])
+@pytest.mark.parametrize("name, images", [("digits_mlp", 360), ("digits_mlp_qop", 40),
+                                          ("digits_cnn", 96), ("digits_cnn_qop", 24)])
 def test_the_shipped_models_equal_onnxruntime_on_the_held_out_digits(tmp_path, name, images):
     model, built = _design(shipped(name), tmp_path, 8)
     samples = compare.load_samples(model, DIGITS, images)
@@ -49,6 +50,19 @@ def test_a_users_model_equals_onnxruntime(tmp_path, user_model, layers, form, pe
     path = user_model(layers, form, per_channel, gemm)
     model, built = _design(path, tmp_path, 3)
     runs = _agree(path, model, built, compare.load_samples(model, None, 60, seed=1), 3, rtl=4)
+    assert all(run.exact for run in runs), [run.line() for run in runs]
+
+
+@pytest.mark.parametrize("shape, layers, form, per_channel", [
+    # two convolutions (the second collects its input), overlapping pooling windows
+    ((2, 7, 6), [("conv", 3, (3, 2), (2, 1)), ("conv", 2, (2, 2), (1, 1)),
+                 ("pool", (2, 2), (1, 1))], "QOperator", True),
+    # a pool first in the task chain after a one-column kernel, odd sizes
+    ((1, 5, 5), [("conv", 2, (3, 1), (1, 1)), ("pool", (3, 2), (1, 2))], "QDQ", False)])
+def test_a_users_cnn_equals_onnxruntime(tmp_path, user_cnn, shape, layers, form, per_channel):
+    path = user_cnn(shape, layers, form, per_channel)
+    model, built = _design(path, tmp_path, 2)
+    runs = _agree(path, model, built, compare.load_samples(model, None, 12, seed=1), 2, rtl=4)
     assert all(run.exact for run in runs), [run.line() for run in runs]
 
 
