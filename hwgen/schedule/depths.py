@@ -59,7 +59,9 @@ def least_depth(graph, name):
     best = _interval(graph, name, MOST)
     if best is None:
         return None
-    low, high = channel.depth - 1, MOST        # interval(low) is worse, interval(high) best
+    if _interval(graph, name, channel.depth) == best:       # the common case: deep enough
+        return channel.depth, best
+    low, high = channel.depth, MOST            # interval(low) is worse, interval(high) best
     while high - low > 1:
         middle = (low + high) // 2
         if _interval(graph, name, middle) == best:
