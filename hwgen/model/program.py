@@ -169,9 +169,8 @@ def _header(model, group):
 
 
 def _nest(layer):
-    """The trip counts of a layer's loops over a sample, outermost first."""
-    if isinstance(layer, Dense):
-        return layer.shape
+    """The trip counts of a ``Conv`` or ``MaxPool`` layer's loops over a sample, outermost
+    first."""
     channels = (layer.input[0],) if isinstance(layer, Conv) else ()
     return layer.output + channels + tuple(layer.kernel)
 
@@ -195,12 +194,14 @@ def _fill_nest(size, levels):
     """Trip counts, one per level of ``levels``, whose product is ``size`` and whose
     level-wise maximum with ``levels`` (what each phase then takes) is least."""
     @functools.cache
-    def best(level, left):
+    def best(level, left):                 # (clocks, trips) of levels[level:] filling left
         if level == len(levels) - 1:
             return max(left, levels[level]), (left,)
-        return min((max(d, levels[level]) * best(level + 1, left // d)[0],
-                    (d,) + best(level + 1, left // d)[1])
-                   for d in range(1, left + 1) if left % d == 0)
+        options = []
+        for d in (d for d in range(1, left + 1) if left % d == 0):
+            clocks, trips = best(level + 1, left // d)
+            options.append((max(d, levels[level]) * clocks, (d,) + trips))
+        return min(options)
     return list(best(0, size)[1])
 
 
