@@ -64,15 +64,21 @@ def _window_count(size, kernel, stride):
     return (size - kernel) // stride + 1
 
 
+def _padded(dims, pads):
+    """(C, H, W) with ``pads`` (top, left, bottom, right) around each image."""
+    c, h, w = dims
+    return (c, h + pads[0] + pads[2], w + pads[1] + pads[3])
+
+
 def _dims(dims):
     return "x".join(str(d) for d in dims)
 
 
 @dataclass(frozen=True, eq=False)
 class Conv:
-    """``QLinearConv`` without padding, dilation or groups: output channel f at (p, q) is
+    """``QLinearConv`` without dilation or groups: output channel f at (p, q) is
     requantize(sum over c, i, j of (x[c, p*sh + i, q*sw + j] - x.zero) * (w[f, c, i, j]
-    - w_zero[f]) + bias[f]), the multiplier as ``Dense``'s."""
+    - w_zero[f]) + bias[f]) on the padded image, the multiplier as ``Dense``'s."""
     node: str
     weight: np.ndarray           # [F, C, KH, KW] int8 or uint8
     w_scale: np.ndarray          # [F] float32
@@ -82,14 +88,19 @@ class Conv:
     y: Quant
     input: tuple                 # (C, H, W)
     stride: tuple                # (sh, sw)
+    pads: tuple = (0, 0, 0, 0)   # top, left, bottom, right: the input's zero point there
 
     @property
     def kernel(self):
         return self.weight.shape[2:]
 
     @property
+    def padded(self):
+        return _padded(self.input, self.pads)
+
+    @property
     def output(self):
-        (_, h, w), (kh, kw), (sh, sw) = self.input, self.kernel, self.stride
+        (_, h, w), (kh, kw), (sh, sw) = self.padded, self.kernel, self.stride
         return (self.weight.shape[0], _window_count(h, kh, sh), _window_count(w, kw, sw))
 
     @property
@@ -112,20 +123,25 @@ class Conv:
 
 @dataclass(frozen=True, eq=False)
 class MaxPool:
-    """``MaxPool`` without padding or dilation on 8-bit values: y has x's quantization."""
+    """``MaxPool`` without dilation on 8-bit values: y has x's quantization."""
     node: str
     x: Quant
     input: tuple                 # (C, H, W)
     kernel: tuple                # (KH, KW)
     stride: tuple                # (sh, sw)
+    pads: tuple = (0, 0, 0, 0)   # top, left, bottom, right: ignored (the type's lowest there)
 
     @property
     def y(self):
         return self.x
 
     @property
+    def padded(self):
+        return _padded(self.input, self.pads)
+
+    @property
     def output(self):
-        (c, h, w), (kh, kw), (sh, sw) = self.input, self.kernel, self.stride
+        (c, h, w), (kh, kw), (sh, sw) = self.padded, self.kernel, self.stride
         return (c, _window_count(h, kh, sh), _window_count(w, kw, sw))
 
     @property

@@ -205,26 +205,42 @@ def _fitted(graph, layer, dims):
 
 
 def _window(graph, node, dims, kernel):
-    """The strides of a ``Conv`` or ``MaxPool`` ``node`` of ``kernel`` on a sample of
-    ``dims``, or an error for what hwgen does not compute."""
+    """The strides and pads of a ``Conv`` or ``MaxPool`` ``node`` of ``kernel`` on a sample
+    of ``dims``, or an error for what hwgen does not compute."""
     attrs = _attributes(node)
     if len(dims) != 3:
         raise graph.error(node, f"takes a sample of shape {list(dims)}: hwgen takes 2-D "
                           "images (channels, height, width)")
-    if any(attrs.get("pads", [0])) or attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET",
-                                                                               b"VALID"):
-        raise graph.error(node, "padding is not supported yet: pad the image before the "
-                          "model, or use pads 0")
     if any(d != 1 for d in attrs.get("dilations", [1])) or attrs.get("group", 1) != 1:
         raise graph.error(node, "dilation and groups are not supported (dilations 1, group 1)")
     if attrs.get("ceil_mode", 0) or len(node.output) > 1 and node.output[1]:
         raise graph.error(node, "ceil_mode and the indices output are not supported")
     stride = tuple(attrs.get("strides", [1, 1]))
-    if len(kernel) != 2 or len(stride) != 2 or any(
-            k > d for k, d in zip(kernel, dims[1:])) or min(stride) < 1:
-        raise graph.error(node, f"a {list(kernel)} window with strides {list(stride)} on "
-                          f"{list(dims)}: hwgen takes a 2-D window within the image")
-    return stride
+    if len(kernel) != 2 or len(stride) != 2 or min(stride) < 1:
+        raise graph.error(node, f"a {list(kernel)} window with strides {list(stride)}: hwgen "
+                          "takes 2-D windows")
+    pads = _pads(graph, node, attrs, dims[1:], kernel, stride)
+    if any(k > d + p + q for k, d, p, q in zip(kernel, dims[1:], pads[:2], pads[2:])):
+        raise graph.error(node, f"a {list(kernel)} window on {list(dims)} padded by "
+                          f"{list(pads)}: hwgen takes a window within the padded image")
+    return stride, pads
+
+
+def _pads(graph, node, attrs, sizes, kernel, stride):
+    """(top, left, bottom, right) from ``pads`` or ``auto_pad``."""
+    auto = attrs.get("auto_pad", b"NOTSET")
+    if auto in (b"SAME_UPPER", b"SAME_LOWER"):
+        total = [max((-(-d // s) - 1) * s + k - d, 0) for d, k, s in zip(sizes, kernel, stride)]
+        less = [t // 2 for t in total]
+        more = [t - t // 2 for t in total]
+        before, after = (less, more) if auto == b"SAME_UPPER" else (more, less)
+        return tuple(before + after)
+    if auto not in (b"NOTSET", b"VALID"):
+        raise graph.error(node, f"auto_pad {auto.decode()} is not supported")
+    pads = tuple(attrs.get("pads", [0, 0, 0, 0])) if auto == b"NOTSET" else (0, 0, 0, 0)
+    if len(pads) != 4 or min(pads) < 0:
+        raise graph.error(node, f"pads {list(pads)}: hwgen takes four (top, left, bottom, right)")
+    return pads
 
 
 def _conv(graph, node, x, dims):
@@ -233,7 +249,7 @@ def _conv(graph, node, x, dims):
     if w.ndim != 4 or w.dtype not in _DTYPES or len(dims) == 3 and w.shape[1] != dims[0]:
         raise graph.error(node, f"weights of shape {list(w.shape)} and type {w.dtype} for a "
                           f"sample of {list(dims)}: hwgen takes int8 or uint8 [F, C, KH, KW]")
-    stride = _window(graph, node, dims, w.shape[2:])
+    stride, pads = _window(graph, node, dims, w.shape[2:])
     f = w.shape[0]
     s, z = graph.const(node, 4), graph.const(node, 5)
     if s.size not in (1, f) or z.size not in (1, f):
@@ -244,12 +260,12 @@ def _conv(graph, node, x, dims):
         b = graph.const(node, 8).reshape(-1).astype(np.int32)
     return Conv(node.name, w, np.broadcast_to(s.astype(np.float32).reshape(-1), f).copy(),
                 np.broadcast_to(z.astype(np.int32).reshape(-1), f).copy(), b, x,
-                graph.quant(node, 6, 7), tuple(dims), stride)
+                graph.quant(node, 6, 7), tuple(dims), stride, pads)
 
 
 def _max_pool(graph, node, x, dims):
     kernel = tuple(_attributes(node).get("kernel_shape", ()))
-    return MaxPool(node.name, x, tuple(dims), kernel, _window(graph, node, dims, kernel))
+    return MaxPool(node.name, x, tuple(dims), kernel, *_window(graph, node, dims, kernel))
 
 
 def _same_quant(graph, node, x, scale, zero):

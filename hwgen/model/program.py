@@ -9,6 +9,7 @@ float32 in onnxruntime's order (``reference``), so hardware, interpreter and onn
 bit for bit.
 """
 import functools
+import itertools
 import math
 import os
 import shutil
@@ -160,12 +161,59 @@ def _header(model, group):
                   f"    m: float32[{n}] = M{index}"]
     lines += [f"    t{i}: {model.layers[i].y.dtype}[{max(layer.shape[1], 2)}, 256] = T{i}"
               for i in group[1:]]
-    if index:
-        lines.append(f"    x: {layer.x.dtype}[{layer.shape[0]}]")
+    if _collects(layer, index):
+        lines.append(f"    x: {layer.x.dtype}[{math.prod(_image(layer))}]")
     lines.append("    for b in range(B):")
-    if index:
+    if _padded(layer):
+        lines += _padded_fill(layer, index)
+    elif index:
         lines += _collect(layer, index)
     return lines
+
+
+def _padded(layer):
+    return not isinstance(layer, Dense) and any(layer.pads)
+
+
+def _image(layer):
+    """A sample as the layer reads it: (C, H, W) padded for a ``Conv`` or ``MaxPool``, (K,)
+    for a ``Dense`` layer."""
+    return layer.padded if not isinstance(layer, Dense) else layer.input
+
+
+def _collects(layer, index):
+    """Whether the layer reads local ``x`` (a later layer, or a padded one) rather than
+    tensor ``X``."""
+    return index > 0 or _padded(layer)
+
+
+def _padded_fill(layer, index):
+    """Lines that fill local ``x`` with the padded image: the pads hold the input's zero
+    point (a ``Conv``) or the type's lowest value (a ``MaxPool``), the rest comes from
+    stream ``s{index}`` (for the first layer, ``_feed`` puts ``X`` on ``s0``: a read of
+    ``X`` under a condition would run on every iteration). The loops over channels, rows and columns sit at
+    the levels of the layer's own nest where the phase pads its loops least, the others
+    one trip."""
+    (c, h, w), (_, hp, wp), (top, left, bottom, right) = layer.input, layer.padded, layer.pads
+    levels = _nest(layer)
+
+    def clocks(place):
+        trips = dict(zip(place, (c, hp, wp)))
+        return math.prod(max(level, trips.get(n, 1)) for n, level in enumerate(levels))
+    place = min(itertools.combinations(range(len(levels)), 3), key=clocks)
+    names = dict(zip(place, ("pc", "pr", "pq")))
+    loops = [(names.get(n, f"z{n}"), dict(zip(place, (c, hp, wp))).get(n, 1))
+             for n in range(len(levels))]
+    lines, indent = _loops(loops, 8)
+    fill = layer.x.zero if isinstance(layer, Conv) else layer.x.bounds[0]
+    write = f"x[{_affine((hp * wp, 'pc'), (wp, 'pr'), (1, 'pq'))}] = "
+    body = [write + f"s{index}.get()"]
+    for parts in ([f"pq >= {left}"] * bool(left) + [f"pq < {w + left}"] * bool(right),
+                  [f"pr >= {top}"] * bool(top) + [f"pr < {h + top}"] * bool(bottom)):
+        if parts:               # nested ifs: an else of conditions on two loops is refused
+            body = [f"if {' and '.join(parts)}:"] + ["    " + line for line in body] + \
+                ["else:", f"    {write}{fill}"]
+    return lines + [" " * indent + line for line in body]
 
 
 def _nest(layer):
@@ -210,8 +258,8 @@ def _sum(layer, indent):
     return [" " * indent + f"acc: {_type(_sum_bits(layer, w_bits, c_bits))} = c[o]"]
 
 
-def _source(first, at):
-    return f"X[b, {at}]" if first else f"x[{at}]"
+def _source(layer, index, at):
+    return f"x[{at}]" if _collects(layer, index) else f"X[b, {at}]"
 
 
 def _dense_body(layer, index):
@@ -231,7 +279,7 @@ def _dense_body(layer, index):
 def _window(layer, channel, row, column):
     """The index of window element (``channel``, ``row``, ``column``) of output (oy, ox) of
     a ``Conv`` or ``MaxPool`` layer in its flat input."""
-    (_, h, w), (sh, sw) = layer.input, layer.stride
+    (_, h, w), (sh, sw) = layer.padded, layer.stride
     return _affine((h * w, channel), (w * sh, "oy"), (w, row), (sw, "ox"), (1, column))
 
 
@@ -261,7 +309,7 @@ def _conv_body(layer, index):
         inside += 4
     weight = _affine((kh * kw, "ci"), (kw, row), (1, column))
     lines += inner + [" " * inside + f"acc += w[o, {weight}] * "
-                      f"{_source(first, _window(layer, 'ci', row, column))}"]
+                      f"{_source(layer, index, _window(layer, 'ci', row, column))}"]
     return flat, lines + _round(index, "acc * m[o]", layer.y, indent), indent
 
 
@@ -272,9 +320,16 @@ def _pool_body(layer, index):
     lines.append(" " * indent + f"{q}: {layer.y.dtype} = {layer.x.bounds[0]}")
     inner, inside = _loops([("ky", layer.kernel[0]), ("kx", layer.kernel[1])], indent)
     lines += inner
-    at = _source(index == 0, _window(layer, "o", "ky", "kx"))
+    at = _source(layer, index, _window(layer, "o", "ky", "kx"))
     lines.append(" " * inside + f"{q} = max({q}, {at})")
     return flat, lines, indent
+
+
+def _feed(model):
+    """The lines of the task that puts each sample of ``X`` on stream ``s0`` (for a padded
+    first layer)."""
+    return ["@hwgen.task", "def feed():", "    for b in range(B):",
+            f"        for i in range({model.features}):", "            s0.put(X[b, i])"]
 
 
 def _task(model, group):
@@ -340,9 +395,12 @@ def source(model, onnx_name, depths=None):
                     f"min(U0, {model.layers[0].kernel[1]})    # window rows, columns a clock")
     head += ["", "    @hwgen.region",
              f"    def {name}(X: {model.x.dtype}[B, {k}], Y: {model.y.dtype}[B, {n}]):"]
-    for g in groups[1:]:
+    fed = _padded(model.layers[0])
+    for g in groups[0 if fed else 1:]:
         head.append(f"        s{g[0]} = Stream[{model.layers[g[0]].x.dtype}, "
                     f"{depths.get(f's{g[0]}', 2)}]")
+    if fed:
+        head += [""] + ["        " + line for line in _feed(model)]
     for g in groups:
         head.append("")
         head += ["        " + line for line in _task(model, g)]

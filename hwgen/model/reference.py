@@ -44,16 +44,17 @@ def dense(layer, x):
     return requantize(acc, multiplier(layer), layer.y)
 
 
-def _windows(layer, x):
-    """The windows of ``layer`` (``Conv``, ``MaxPool``) on flat samples ``x``:
-    [samples, C, OH, OW, KH, KW]."""
-    (c, h, w), (sh, sw) = layer.input, layer.stride
-    images = np.asarray(x, np.int64).reshape(-1, c, h, w)
+def _windows(layer, x, fill):
+    """The windows of ``layer`` (``Conv``, ``MaxPool``) on flat samples ``x`` padded with
+    ``fill``: [samples, C, OH, OW, KH, KW]."""
+    (c, h, w), (sh, sw), (top, left, bottom, right) = layer.input, layer.stride, layer.pads
+    images = np.pad(np.asarray(x, np.int64).reshape(-1, c, h, w),
+                    ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=fill)
     return sliding_window_view(images, tuple(layer.kernel), axis=(2, 3))[:, :, ::sh, ::sw]
 
 
 def conv(layer, x):
-    windows = _windows(layer, np.asarray(x, np.int64) - layer.x.zero)
+    windows = _windows(layer, np.asarray(x, np.int64) - layer.x.zero, 0)
     count, _, oh, ow = windows.shape[:4]
     patches = windows.transpose(0, 2, 3, 1, 4, 5).reshape(count, oh * ow, -1)
     acc = patches @ layer.rows.T + layer.bias                     # [samples, OH*OW, F]
@@ -61,7 +62,7 @@ def conv(layer, x):
 
 
 def max_pool(layer, x):
-    windows = _windows(layer, x)
+    windows = _windows(layer, x, layer.x.bounds[0])
     return windows.max(axis=(4, 5)).reshape(len(windows), -1)
 
 

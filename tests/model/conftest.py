@@ -57,26 +57,30 @@ def float_model(path, layers, seed=0, gemm=True, relu=True):
 
 def float_cnn(path, shape, layers, outputs=10, seed=0):
     """A float CNN of random weights on samples of ``shape`` (C, H, W) written to ``path``:
-    ``layers`` of ``("conv", F, (KH, KW), (SH, SW))`` (a Conv and a Relu) and
-    ``("pool", (KH, KW), (SH, SW))`` (a MaxPool), then Flatten and a Gemm to ``outputs``."""
+    ``layers`` of ``("conv", F, (KH, KW), (SH, SW)[, pads])`` (a Conv and a Relu) and
+    ``("pool", (KH, KW), (SH, SW)[, pads])`` (a MaxPool), then Flatten and a Gemm to
+    ``outputs``; pads (top, left, bottom, right)."""
     rng = np.random.default_rng(seed)
     nodes, inits, name, (c, h, w) = [], {}, "x", shape
     for k, (kind, *args) in enumerate(layers):
+        pads = list(args.pop()) if len(args) == (4 if kind == "conv" else 3) else [0] * 4
         if kind == "conv":
             f, (kh, kw), stride = args
             inits[f"w{k}"] = rng.normal(0, 1 / np.sqrt(c * kh * kw), (f, c, kh, kw)).astype(
                 np.float32)
             inits[f"b{k}"] = rng.normal(0, 0.3, f).astype(np.float32)
             nodes += [helper.make_node("Conv", [name, f"w{k}", f"b{k}"], [f"c{k}"], f"conv{k}",
-                                       kernel_shape=[kh, kw], strides=list(stride)),
+                                       kernel_shape=[kh, kw], strides=list(stride), pads=pads),
                       helper.make_node("Relu", [f"c{k}"], [f"r{k}"], f"relu{k}")]
             name, c = f"r{k}", f
         else:
             (kh, kw), stride = args
             nodes.append(helper.make_node("MaxPool", [name], [f"p{k}"], f"pool{k}",
-                                          kernel_shape=[kh, kw], strides=list(stride)))
+                                          kernel_shape=[kh, kw], strides=list(stride),
+                                          pads=pads))
             name = f"p{k}"
-        h, w = (h - kh) // stride[0] + 1, (w - kw) // stride[1] + 1
+        h = (h + pads[0] + pads[2] - kh) // stride[0] + 1
+        w = (w + pads[1] + pads[3] - kw) // stride[1] + 1
     inits["wd"] = rng.normal(0, 1 / np.sqrt(c * h * w), (c * h * w, outputs)).astype(np.float32)
     inits["bd"] = rng.normal(0, 0.3, outputs).astype(np.float32)
     nodes += [helper.make_node("Flatten", [name], ["flat"], "flatten"),

@@ -151,14 +151,17 @@ def test_a_conv_and_pool_through_flatten_or_reshape_are_layers(tmp_path):
                         pool={"kernel_shape": [2, 2], "strides": [2, 2]})
     assert [layer.text for layer in model.layers] == [
         "Conv 2x2 1x5x5 -> 2x4x4", "MaxPool 2x2 2x4x4 -> 2x2x2", "MatMul 8 -> 3"]
+    padded = _conv_model(tmp_path, {"strides": [1, 1], "auto_pad": "SAME_UPPER"}, features=32)
+    assert padded.layers[0].pads == (0, 0, 1, 1) and padded.layers[0].output == (2, 4, 4)
+    padded = _conv_model(tmp_path, {"pads": [1, 0, 1, 2]}, features=18)
+    assert padded.layers[0].text == "Conv 2x2 1x4x4 -> 2x3x3" and padded.layers[0].pads == (
+        1, 0, 1, 2)
     with pytest.raises(HwgenError, match=r"node flat \(Reshape\): reshapes a sample of shape "
                        r"\[2, 3, 3\] to \[8\]"):
         _conv_model(tmp_path, {"strides": [1, 1]}, after="Reshape")
 
 
 @pytest.mark.parametrize("conv, pool, after, features, message", [
-    ({"pads": [1, 1, 1, 1]}, None, "Flatten", 18, r"node conv \(QLinearConv\): padding is "
-     "not supported yet"),
     ({"dilations": [2, 2]}, None, "Flatten", 2, "dilation and groups are not supported"),
     ({"strides": [1, 1]}, {"kernel_shape": [2, 2], "ceil_mode": 1}, "Flatten", 8,
      r"node pool \(MaxPool\): ceil_mode"),

@@ -60,7 +60,11 @@ def test_a_users_model_equals_onnxruntime(tmp_path, user_model, layers, form, pe
     ((2, 7, 6), [("conv", 3, (3, 2), (2, 1)), ("conv", 2, (2, 2), (1, 1)),
                  ("pool", (2, 2), (1, 1))], "QOperator", True),
     # a pool first in the task chain after a one-column kernel, odd sizes
-    ((1, 5, 5), [("conv", 2, (3, 1), (1, 1)), ("pool", (3, 2), (1, 2))], "QDQ", False)])
+    ((1, 5, 5), [("conv", 2, (3, 1), (1, 1)), ("pool", (3, 2), (1, 2))], "QDQ", False),
+    # padded: the first convolution ("same"), a second one on one side, a pool
+    ((1, 4, 3), [("conv", 2, (3, 3), (1, 1), (1, 1, 1, 1)),
+                 ("conv", 2, (2, 2), (2, 1), (0, 1, 1, 0)),
+                 ("pool", (2, 2), (1, 1), (1, 0, 0, 1))], "QDQ", True)])
 def test_a_users_cnn_equals_onnxruntime(tmp_path, user_cnn, shape, layers, form, per_channel):
     path = user_cnn(shape, layers, form, per_channel)
     model, built = _design(path, tmp_path, 2)
