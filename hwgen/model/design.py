@@ -8,7 +8,7 @@ from ..pipeline import load_design
 from ..schedule import plan
 from ..schedule.depths import least_depth
 from . import program
-from .layers import AddConst, MaxPool
+from .layers import AddConst
 
 
 @dataclass(frozen=True)
@@ -105,9 +105,9 @@ def rows(model, design):
             continue
         unroll = design.params["U0"] if index == 0 else 1
         stream = f"s{index} ({design.depths.get(f's{index}', 2)})" if index else "X"
-        tables = "-" if isinstance(layer, MaxPool) else f"{program.table_bytes(layer):,}"
+        tables = f"{program.table_bytes(layer):,}" if program.weighted(layer) else "-"
         out.append((str(index), layer.node, layer.text,
-                    "-" if isinstance(layer, MaxPool) else str(unroll),
+                    str(unroll) if program.weighted(layer) else "-",
                     f"{iterations[f'layer{index}'] / design.params['B']:,.0f}", tables, stream))
     return out
 

@@ -158,6 +158,39 @@ class MaxPool:
 
 
 @dataclass(frozen=True, eq=False)
+class AveragePool:
+    """``QLinearAveragePool`` without padding, as onnxruntime computes it: each window's
+    values dequantized, added in float32 row by row, divided by their count, divided by y's
+    scale, y's zero point added, rounded to nearest even and saturated (a window of the whole
+    image: ``whole``)."""
+    node: str
+    x: Quant
+    y: Quant
+    input: tuple                 # (C, H, W)
+    kernel: tuple                # (KH, KW)
+    stride: tuple                # (sh, sw)
+    pads = (0, 0, 0, 0)
+
+    padded = MaxPool.padded
+    output = MaxPool.output
+    shape = MaxPool.shape
+
+    @property
+    def whole(self):
+        """Whether the window is the whole image: onnxruntime then sums in integers and
+        requantizes by x.scale / (y.scale * count) (its global average)."""
+        return tuple(self.kernel) == tuple(self.input[1:])
+
+    @property
+    def clocks(self):
+        return self.shape[0] + self.shape[1] * (int(np.prod(self.kernel)) if self.whole else 1)
+
+    @property
+    def text(self):
+        return f"AveragePool {_dims(self.kernel)} {_dims(self.input)} -> {_dims(self.output)}"
+
+
+@dataclass(frozen=True, eq=False)
 class AddConst:
     """y = x + c for a constant vector c, each with its own quantization: as
     ``QLinearAdd`` computes it (``float_path`` False; ``const_first``: c is its first input),

@@ -13,11 +13,12 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import HwgenError
-from .layers import AddConst, Conv, Dense, MaxPool, Model, Quant
+from .layers import AddConst, AveragePool, Conv, Dense, MaxPool, Model, Quant
 
 SUPPORTED = ("QuantizeLinear, DequantizeLinear, QLinearMatMul, QGemm, QLinearConv, MaxPool, "
-             "QLinearAdd, MatMul, Gemm, Conv and Add between DequantizeLinear and "
-             "QuantizeLinear, Relu folded into quantization, Flatten, Reshape and Identity")
+             "QLinearAveragePool, QLinearAdd, MatMul, Gemm, Conv, AveragePool and Add between "
+             "DequantizeLinear and QuantizeLinear, Relu folded into quantization, Flatten, "
+             "Reshape and Identity")
 _SHAPES = {"Flatten", "Reshape", "Identity"}
 _DTYPES = {np.dtype(np.int8): "int8", np.dtype(np.uint8): "uint8"}
 
@@ -167,6 +168,8 @@ def _layer(graph, node, x, dims):
         return _conv(graph, node, x, dims)
     if op == "MaxPool":
         return _max_pool(graph, node, x, dims)
+    if op == "QLinearAveragePool":
+        return _average_pool(graph, node, x, dims)
     if op == "QLinearMatMul":
         return _dense(graph, node, x, weight=3, w_quant=(4, 5), y_quant=(6, 7), bias=None)
     if op == "QGemm":
@@ -261,6 +264,18 @@ def _conv(graph, node, x, dims):
     return Conv(node.name, w, np.broadcast_to(s.astype(np.float32).reshape(-1), f).copy(),
                 np.broadcast_to(z.astype(np.int32).reshape(-1), f).copy(), b, x,
                 graph.quant(node, 6, 7), tuple(dims), stride, pads)
+
+
+def _average_pool(graph, node, x, dims):
+    _same_quant(graph, node, x, 1, 2)
+    attrs = _attributes(node)
+    if attrs.get("channels_last", 0):
+        raise graph.error(node, "channels_last is not supported (channels first, as ONNX)")
+    kernel = tuple(attrs.get("kernel_shape", ()))
+    stride, pads = _window(graph, node, dims, kernel)
+    if any(pads):
+        raise graph.error(node, "padding is not supported yet for an average (pads 0)")
+    return AveragePool(node.name, x, graph.quant(node, 3, 4), tuple(dims), kernel, stride)
 
 
 def _max_pool(graph, node, x, dims):

@@ -13,12 +13,13 @@ import itertools
 import math
 import os
 import shutil
+from dataclasses import replace
 
 import numpy as np
 
 from ..errors import HwgenError
-from .layers import AddConst, Conv, Dense, MaxPool
-from .reference import add_table, multiplier
+from .layers import AddConst, AveragePool, Conv, Dense, MaxPool
+from .reference import add_table, average_scale, multiplier
 
 MAGIC = 12582912.0           # 1.5 * 2**23: adding it rounds a float32 below 2**22 to an integer
 
@@ -32,6 +33,11 @@ def dense_tables(layer):
     if np.abs(bias).max(initial=0) >= 2 ** 31:
         raise HwgenError(f"node {layer.node}: its folded bias does not fit int32")
     return w, bias, multiplier(layer)
+
+
+def weighted(layer):
+    """Whether ``layer`` has weights (a ``Dense`` or ``Conv`` layer)."""
+    return isinstance(layer, (Dense, Conv))
 
 
 def table_bytes(layer):
@@ -49,7 +55,7 @@ def lookup_table(layer):
 
 
 def _groups(model):
-    """The layers as tasks: each ``Dense``, ``Conv`` or ``MaxPool`` with the ``AddConst``
+    """The layers as tasks: each ``Dense``, ``Conv`` or pooling layer with the ``AddConst``
     layers after it."""
     groups = []
     for index, layer in enumerate(model.layers):
@@ -94,7 +100,7 @@ def _elementwise(model, index, flat, indent):
 def unrolls(layer):
     """The multiply-accumulates a clock the first layer can do (``U0``): a divisor of a
     ``Dense`` layer's inputs; for a ``Conv`` layer a divisor of its kernel's width, or the
-    width times a divisor of its height; 1 for a ``MaxPool``."""
+    width times a divisor of its height; 1 for a pooling layer."""
     def divisors(n):
         return [d for d in range(1, n + 1) if n % d == 0]
     if isinstance(layer, Dense):
@@ -134,9 +140,11 @@ def _sum_bits(layer, w_bits, c_bits):
 
 
 def _affine(*terms):
-    """``(coefficient, expression)`` terms as source text."""
-    return " + ".join(v if k == 1 else f"{k} * ({v})" if " " in v else f"{k} * {v}"
-                      for k, v in terms)
+    """``(coefficient, expression)`` terms as source text, those of a number added up."""
+    constant = sum(k * int(v) for k, v in terms if v.isdigit())
+    text = [v if k == 1 else f"{k} * ({v})" if " " in v else f"{k} * {v}"
+            for k, v in terms if not v.isdigit()] + [str(constant)] * bool(constant)
+    return " + ".join(text) or "0"
 
 
 def _loops(ranges, indent):
@@ -154,7 +162,7 @@ def _header(model, group):
     index, layer = group[0], model.layers[group[0]]
     lines = ["@hwgen.task",
              f"def layer{index}():                    # {layer.node}: {layer.text}"]
-    if not isinstance(layer, MaxPool):
+    if weighted(layer):
         (n, k), (w, c, _) = layer.rows.shape, dense_tables(layer)
         lines += [f"    w: {_type(max(8, _bits(w)))}[{n}, {k}] = W{index}",
                   f"    c: {_type(_bits(c))}[{n}] = C{index}",
@@ -176,7 +184,7 @@ def _padded(layer):
 
 
 def _image(layer):
-    """A sample as the layer reads it: (C, H, W) padded for a ``Conv`` or ``MaxPool``, (K,)
+    """A sample as the layer reads it: (C, H, W) padded for a ``Conv`` or pooling layer, (K,)
     for a ``Dense`` layer."""
     return layer.padded if not isinstance(layer, Dense) else layer.input
 
@@ -217,8 +225,10 @@ def _padded_fill(layer, index):
 
 
 def _nest(layer):
-    """The trip counts of a ``Conv`` or ``MaxPool`` layer's loops over a sample, outermost
+    """The trip counts of a ``Conv`` or pooling layer's loops over a sample, outermost
     first."""
+    if isinstance(layer, AveragePool) and not layer.whole:
+        return layer.output
     channels = (layer.input[0],) if isinstance(layer, Conv) else ()
     return layer.output + channels + tuple(layer.kernel)
 
@@ -278,13 +288,13 @@ def _dense_body(layer, index):
 
 def _window(layer, channel, row, column):
     """The index of window element (``channel``, ``row``, ``column``) of output (oy, ox) of
-    a ``Conv`` or ``MaxPool`` layer in its flat input."""
+    a ``Conv`` or pooling layer in its flat input."""
     (_, h, w), (sh, sw) = layer.padded, layer.stride
     return _affine((h * w, channel), (w * sh, "oy"), (w, row), (sw, "ox"), (1, column))
 
 
 def _outputs(layer):
-    """The output loops (o, oy, ox) of a ``Conv`` or ``MaxPool`` layer and the output's
+    """The output loops (o, oy, ox) of a ``Conv`` or pooling layer and the output's
     index in the sample, channel-major as ONNX lays it out."""
     f, oh, ow = layer.output
     lines, indent = _loops([("o", f), ("oy", oh), ("ox", ow)], 8)
@@ -332,6 +342,38 @@ def _feed(model):
             f"        for i in range({model.features}):", "            s0.put(X[b, i])"]
 
 
+def _float(value):
+    """A float32 value as a literal that reads back as it."""
+    return repr(float(np.float32(value)))
+
+
+def _average_body(layer, index):
+    """As ``_dense_body`` for an ``AveragePool`` layer, in onnxruntime's order: over the whole
+    image an integer sum requantized; otherwise the window's dequantized values added one
+    after another in float32, divided by their count and by y's scale, y's zero point
+    added, rounded."""
+    flat, lines, indent = _outputs(layer)
+    pad, z = " " * indent, layer.x.zero
+    if layer.whole:
+        inner, inside = _loops([("ky", layer.kernel[0]), ("kx", layer.kernel[1])], indent)
+        at = _source(layer, index, _window(layer, "o", "ky", "kx"))
+        lines += [f"{pad}acc: int32 = {-z * math.prod(layer.kernel)}"] + inner + \
+            [" " * inside + f"acc += {at}"]
+        return flat, lines + _round(index, f"acc * {_float(average_scale(layer))}", layer.y,
+                                    indent), indent
+    terms = [f"({_source(layer, index, _window(layer, 'o', str(i), str(j)))}{_minus(z)}) * "
+             f"{_float(layer.x.scale)}" for i in range(layer.kernel[0])
+             for j in range(layer.kernel[1])]
+    total = terms[0]
+    for term in terms[1:]:
+        total = f"({total} + {term})"
+    unzeroed = replace(layer.y, zero=0)
+    value = (f"a{index} / {_float(math.prod(layer.kernel))} / {_float(layer.y.scale)}" +
+             f" + {_float(layer.y.zero)}" * bool(layer.y.zero))
+    return flat, lines + [f"{pad}a{index}: float32 = {total}"] + _round(
+        index, value, unzeroed, indent), indent
+
+
 def _task(model, group):
     """The source lines of the task computing the layers of ``group`` (one sample at a
     time)."""
@@ -347,7 +389,8 @@ def _task(model, group):
     return lines
 
 
-_BODIES = {Dense: _dense_body, Conv: _conv_body, MaxPool: _pool_body}
+_BODIES = {Dense: _dense_body, Conv: _conv_body, MaxPool: _pool_body,
+           AveragePool: _average_body}
 
 
 def _identifier(name):
@@ -358,7 +401,7 @@ def _identifier(name):
 def _tables(model, groups):
     lines = []
     for group in groups:
-        if not isinstance(model.layers[group[0]], MaxPool):
+        if weighted(model.layers[group[0]]):
             lines.append(f"W{group[0]}, C{group[0]}, M{group[0]} = "
                          f"program.dense_tables(MODEL.layers[{group[0]}])")
         lines += [f"T{i} = program.lookup_table(MODEL.layers[{i}])" for i in group[1:]]
@@ -373,7 +416,7 @@ def source(model, onnx_name, depths=None):
     k, n = model.features, model.outputs
     head = [f'"""{model.name}: generated by `hwgen model` from {onnx_name} (edit freely).',
             "",
-            "One task per MatMul/Gemm, Conv and MaxPool layer, the elementwise layers after it",
+            "One task per MatMul/Gemm, Conv and pooling layer, the elementwise layers after it",
             "in the same task; the host quantizes the inputs to X and dequantizes Y",
             "(hwgen.model.reference). U0: multiply-accumulates per clock in the first layer",
             f"({unrolls_text(model.layers[0])}).",

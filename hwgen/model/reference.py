@@ -5,7 +5,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .layers import AddConst, Conv, Dense, MaxPool
+from .layers import AddConst, AveragePool, Conv, Dense, MaxPool
 
 _F = np.float32
 _TABLES = WeakKeyDictionary()        # AddConst layer -> its add_table
@@ -119,7 +119,29 @@ def add_const(layer, x):
     return add_table(layer)[np.arange(x.shape[-1]), x - layer.x.bounds[0]]
 
 
-_COMPUTE = {Dense: dense, Conv: conv, MaxPool: max_pool, AddConst: add_const}
+def average_scale(layer):
+    """The multiplier of a whole-image ``AveragePool``: x.scale / (y.scale * count)."""
+    return _F(layer.x.scale) / (_F(layer.y.scale) * _F(np.prod(layer.kernel)))
+
+
+def average_pool(layer, x):
+    """onnxruntime's ``QLinearAveragePool``: float32 throughout, the window's values added in
+    row-major order from 0; over the whole image, an integer sum requantized."""
+    if layer.whole:
+        acc = np.asarray(x, np.int64).reshape(len(x), layer.input[0], -1) - layer.x.zero
+        return requantize(acc.sum(axis=2), average_scale(layer), layer.y)
+    windows = dequantize(_windows(layer, x, layer.x.zero), layer.x)
+    count, c, oh, ow = windows.shape[:4]
+    total = np.zeros((count, c, oh, ow), _F)
+    for value in windows.reshape(count, c, oh, ow, -1).transpose(4, 0, 1, 2, 3):
+        total = total + value
+    y = total / _F(windows.shape[4] * windows.shape[5]) / _F(layer.y.scale) + _F(layer.y.zero)
+    lo, hi = layer.y.bounds
+    return np.clip(np.rint(y), lo, hi).astype(np.int64).reshape(count, -1)
+
+
+_COMPUTE = {Dense: dense, Conv: conv, MaxPool: max_pool, AveragePool: average_pool,
+            AddConst: add_const}
 
 
 def run(model, x):

@@ -58,8 +58,8 @@ def float_model(path, layers, seed=0, gemm=True, relu=True):
 def float_cnn(path, shape, layers, outputs=10, seed=0):
     """A float CNN of random weights on samples of ``shape`` (C, H, W) written to ``path``:
     ``layers`` of ``("conv", F, (KH, KW), (SH, SW)[, pads])`` (a Conv and a Relu) and
-    ``("pool", (KH, KW), (SH, SW)[, pads])`` (a MaxPool), then Flatten and a Gemm to
-    ``outputs``; pads (top, left, bottom, right)."""
+    ``("pool", (KH, KW), (SH, SW)[, pads])`` (a MaxPool; ``"average"``: an AveragePool),
+    then Flatten and a Gemm to ``outputs``; pads (top, left, bottom, right)."""
     rng = np.random.default_rng(seed)
     nodes, inits, name, (c, h, w) = [], {}, "x", shape
     for k, (kind, *args) in enumerate(layers):
@@ -75,7 +75,8 @@ def float_cnn(path, shape, layers, outputs=10, seed=0):
             name, c = f"r{k}", f
         else:
             (kh, kw), stride = args
-            nodes.append(helper.make_node("MaxPool", [name], [f"p{k}"], f"pool{k}",
+            op = "MaxPool" if kind == "pool" else "AveragePool"
+            nodes.append(helper.make_node(op, [name], [f"p{k}"], f"pool{k}",
                                           kernel_shape=[kh, kw], strides=list(stride),
                                           pads=pads))
             name = f"p{k}"

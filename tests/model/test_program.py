@@ -61,6 +61,9 @@ def test_a_users_model_equals_onnxruntime(tmp_path, user_model, layers, form, pe
                  ("pool", (2, 2), (1, 1))], "QOperator", True),
     # a pool first in the task chain after a one-column kernel, odd sizes
     ((1, 5, 5), [("conv", 2, (3, 1), (1, 1)), ("pool", (3, 2), (1, 2))], "QDQ", False),
+    # averages: a window's, in floats as onnxruntime's, and the whole image's, in integers
+    ((2, 6, 5), [("conv", 3, (2, 2), (1, 1)), ("average", (2, 2), (2, 1)),
+                 ("average", (2, 3), (1, 1))], "QDQ", False),
     # padded: the first convolution ("same"), a second one on one side, a pool
     ((1, 4, 3), [("conv", 2, (3, 3), (1, 1), (1, 1, 1, 1)),
                  ("conv", 2, (2, 2), (2, 1), (0, 1, 1, 0)),
