@@ -175,7 +175,8 @@ def test_convolutions_hwgen_cannot_take_are_clear_errors(tmp_path, conv, pool, a
 
 
 def test_an_average_over_a_padded_window_is_a_clear_error(user_cnn):
-    path = user_cnn((1, 4, 4), [("average", (2, 2), (2, 2), (1, 1, 1, 1))])
-    with pytest.raises(HwgenError, match=r"node pool0 \(QLinearAveragePool\): padding is not "
+    path = user_cnn((1, 4, 4), [("conv", 2, (1, 1), (1, 1)),
+                                ("average", (2, 2), (2, 2), (1, 1, 1, 1))])
+    with pytest.raises(HwgenError, match=r"node pool1 \(QLinearAveragePool\): padding is not "
                        "supported yet for an average"):
         load(path)
