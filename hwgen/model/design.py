@@ -7,7 +7,7 @@ from ..errors import HwgenError
 from ..pipeline import load_design
 from ..schedule import plan
 from ..schedule.depths import least_depth
-from . import program
+from . import program, tables
 from .layers import AddConst
 
 
@@ -38,10 +38,10 @@ def fastest(model):
 
 def first_unroll(model, clocks=None):
     """The fewest multiply-accumulates per clock of the first layer (dividing
-    ``program.unrolls``) that take it through a sample in ``clocks`` or fewer (default:
+    ``tables.unrolls``) that take it through a sample in ``clocks`` or fewer (default:
     no slower than the slowest other layer, or one where there is none)."""
     layer = model.layers[0]
-    choices, clocks = program.unrolls(layer), clocks or fastest(model)
+    choices, clocks = tables.unrolls(layer), clocks or fastest(model)
     if clocks is None:
         return 1
     fits = [u for u in choices if layer.clocks // u <= clocks]
@@ -105,21 +105,21 @@ def rows(model, design):
             continue
         unroll = design.params["U0"] if index == 0 else 1
         stream = f"s{index} ({design.depths.get(f's{index}', 2)})" if index else "X"
-        tables = f"{program.table_bytes(layer):,}" if program.weighted(layer) else "-"
+        stored = f"{tables.table_bytes(layer):,}" if tables.weighted(layer) else "-"
         out.append((str(index), layer.node, layer.text,
-                    str(unroll) if program.weighted(layer) else "-",
-                    f"{iterations[f'layer{index}'] / design.params['B']:,.0f}", tables, stream))
+                    str(unroll) if tables.weighted(layer) else "-",
+                    f"{iterations[f'layer{index}'] / design.params['B']:,.0f}", stored, stream))
     return out
 
 
 def reasons(model, design):
     """Why the table's choices are what they are, a sentence each."""
     unroll, slowest = design.params["U0"], _slowest(model)
-    most = program.unrolls(model.layers[0])[-1]
+    most = tables.unrolls(model.layers[0])[-1]
     line = f"layer 0 does {unroll} multiply-accumulates a clock"
     if slowest and unroll == first_unroll(model):
         clocks, index = slowest
-        line += (f": the fewest it can ({program.unrolls_text(model.layers[0])}) that keep it "
+        line += (f": the fewest it can ({tables.unrolls_text(model.layers[0])}) that keep it "
                  f"within layer {index}'s {clocks:,} clocks a sample" +
                  ("" if unroll < most else " or the most it can") +
                  " (each later layer does one operation a clock: it collects its inputs "
