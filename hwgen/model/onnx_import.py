@@ -17,8 +17,8 @@ from .layers import AddConst, AveragePool, Conv, Dense, MaxPool, Model, Quant
 
 SUPPORTED = ("QuantizeLinear, DequantizeLinear, QLinearMatMul, QGemm, QLinearConv, MaxPool, "
              "QLinearAveragePool, QLinearAdd, MatMul, Gemm, Conv, AveragePool and Add between "
-             "DequantizeLinear and QuantizeLinear, Relu folded into quantization, Flatten, "
-             "Reshape and Identity")
+             "DequantizeLinear and QuantizeLinear, Relu and Clip folded into quantization, "
+             "Flatten, Reshape and Identity")
 _SHAPES = {"Flatten", "Reshape", "Identity"}
 _DTYPES = {np.dtype(np.int8): "int8", np.dtype(np.uint8): "uint8"}
 

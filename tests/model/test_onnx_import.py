@@ -180,3 +180,23 @@ def test_an_average_over_a_padded_window_is_a_clear_error(user_cnn):
     with pytest.raises(HwgenError, match=r"node pool1 \(QLinearAveragePool\): padding is not "
                        "supported yet for an average"):
         load(path)
+
+
+def test_a_clip_between_layers_is_folded_into_the_quantization(tmp_path):
+    """``quantize_static`` gives the clipped tensor the clip's range: onnxruntime then drops
+    the Clip, and hwgen computes what it runs."""
+    from hwgen.model import compare, reference
+    rng = np.random.default_rng(0)
+    consts = {"w0": rng.normal(0, .5, (6, 5)).astype(np.float32), "lo": np.float32(0),
+              "w1": rng.normal(0, .5, (5, 3)).astype(np.float32), "hi": np.float32(1)}
+    nodes = [helper.make_node("MatMul", ["x", "w0"], ["m0"]),
+             helper.make_node("Clip", ["m0", "lo", "hi"], ["c0"], name="clip"),
+             helper.make_node("MatMul", ["c0", "w1"], ["y"])]
+    source = _save(tmp_path, nodes, _io("x", shape=(None, 6)), _io("y", shape=(None, 3)), consts)
+    path = quantized(source, str(tmp_path / "q.onnx"), 6)
+    model = load(path)
+    assert [type(layer) for layer in model.layers] == [Dense, Dense]
+    samples = compare.load_samples(model, None, 200, seed=1)
+    got = reference.run(model, reference.quantize(samples.inputs, model.x))[-1]
+    want = compare.onnxruntime_outputs(path, model, samples)
+    assert compare.agreement("reference", model, samples, got, want).exact
