@@ -85,7 +85,7 @@ def test_rtl_in_amaranth_sim(case):
 
 # On Verilator in make test: one of each kind of hardware (a systolic array and its DSP
 # blocks, floats, exp and division, tables, a window of pixels, a recurrence).
-VERILATED = {"gemm_os", "gemm_ws_float", "digits", "conv2d_systolic", "smith_waterman"}
+VERILATED = {"gemm_os", "gemv_float", "conv2d_systolic", "smith_waterman"}
 SIMULATED = [pytest.param(case, sim, id=f"{_ids(case)}-{sim}",
                           marks=[pytest.mark.slow] * (sim == "verilator" and
                                                       case[0] not in VERILATED))

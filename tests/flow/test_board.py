@@ -163,6 +163,7 @@ def test_selftest_bitstream(tmp_path):
 
 
 @pytest.mark.pnr
+@pytest.mark.slow
 def test_missed_clock_falls_back(tmp_path, monkeypatch):
     """A clock the design cannot meet (120 MHz on the UP5K) gives way to the board's next
     choice (when none is left: `check_fmax`'s error)."""
