@@ -115,15 +115,15 @@ def rows(model, design):
 def reasons(model, design):
     """Why the table's choices are what they are, a sentence each."""
     unroll, slowest = design.params["U0"], _slowest(model)
-    most = tables.unrolls(model.layers[0])[-1]
     line = f"layer 0 does {unroll} multiply-accumulates a clock"
     if slowest and unroll == first_unroll(model):
         clocks, index = slowest
-        line += (f": the fewest it can ({tables.unrolls_text(model.layers[0])}) that keep it "
-                 f"within layer {index}'s {clocks:,} clocks a sample" +
-                 ("" if unroll < most else " or the most it can") +
-                 " (each later layer does one operation a clock: it collects its inputs "
-                 "from its stream)")
+        within = model.layers[0].clocks // unroll <= clocks
+        line += (f": the {'fewest' if within else 'most'} it can "
+                 f"({tables.unrolls_text(model.layers[0])})" +
+                 (" that keep it" if within else ", short of keeping it") +
+                 f" within layer {index}'s {clocks:,} clocks a sample (each later layer does one "
+                 "operation a clock: it collects its inputs from its stream)")
     elif slowest:
         line += " (the rate asked, or --unroll)"
     lines = [line]
