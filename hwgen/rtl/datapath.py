@@ -207,6 +207,10 @@ class Member(FloatLowering):
             prod = multiply(self.m, self.at(a, lvl), self.at(b, lvl), self.en,
                             f"mul{self.products}", self.group.target)
             return Staged(prod, lvl + MULT_STAGES)
+        if e.op == "*" and (isinstance(a, int) or isinstance(b, int)):
+            c, v = (a, b) if isinstance(a, int) else (b, a)      # shifts and adds: no DSP
+            product = mul_const(self.at(v, lvl), abs(c))
+            return Staged(-product if c < 0 else product, lvl)
         cleared = [x for x in (a, b) if isinstance(x, Cleared) and x.level == lvl]
         if e.op == "+" and cleared and not isinstance(a, int) and not isinstance(b, int):
             x, y = (a, b) if a is cleared[0] else (b, a)

@@ -2,6 +2,8 @@
 stream ops (those: tests/rtl/test_top.py, tests/examples), run as hardware in Amaranth's
 simulator against its numpy reference, with and without back-pressure, the first problem
 taking exactly ``expected_cycles``."""
+import re
+
 import numpy as np
 import pytest
 
@@ -204,3 +206,16 @@ def test_array_elements_updated_through_slow_operations(params):
 @pytest.mark.parametrize("N", [5, 1, 9])
 def test_variables_updated_through_slow_operations(N):
     _equals_its_reference("recurrences", {"N": N}, 4)
+
+
+def test_a_product_with_a_constant_is_shifts_and_adds_not_a_multiplier(tmp_path):
+    """``A[i] * 3 + 1`` (producer_consumer) builds no ``*`` in its task: Yosys would map it
+    to a DSP block, slower than the adders (a model's index ``36 * o + 12 * oy + ...``)."""
+    from hwgen.flow.verilog import write
+    from tests.conftest import example
+    graph = load_design(example("producer_consumer"), {"N": 5})
+    write(graph, str(tmp_path), target="ecp5")
+    text = (tmp_path / f"{graph.name}.v").read_text()
+    tasks = [m for m in re.split(r"^module ", text, flags=re.M)
+             if m.startswith(f"\\{graph.name}.g")]
+    assert tasks and not any(" * " in m for m in tasks)
