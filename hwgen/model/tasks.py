@@ -88,6 +88,7 @@ def _header(model, group):
 
 
 def padded(layer):
+    """Whether ``layer`` is a window with pads around its image."""
     return not isinstance(layer, Dense) and any(layer.pads)
 
 
@@ -106,10 +107,10 @@ def _collects(layer, index):
 def _padded_fill(layer, index):
     """Lines that fill local ``x`` with the padded image: the pads hold the input's zero
     point (a ``Conv``) or the type's lowest value (a ``MaxPool``), the rest comes from
-    stream ``s{index}`` (for the first layer, ``feed`` puts ``X`` on ``s0``: a read of
-    ``X`` under a condition would run on every iteration). The loops over channels, rows and columns sit at
-    the levels of the layer's own nest where the phase pads its loops least, the others
-    one trip."""
+    stream ``s{index}`` (for the first layer, ``feed`` puts ``X`` on ``s0``: a read of ``X``
+    under a condition would run on every iteration). The loops over channels, rows and
+    columns sit at the levels of the layer's own nest where the phase pads its loops least,
+    the others one trip."""
     (c, h, w), (_, hp, wp), (top, left, bottom, right) = layer.input, layer.padded, layer.pads
     levels = _nest(layer)
 
@@ -117,9 +118,8 @@ def _padded_fill(layer, index):
         trips = dict(zip(place, (c, hp, wp)))
         return math.prod(max(level, trips.get(n, 1)) for n, level in enumerate(levels))
     place = min(itertools.combinations(range(len(levels)), 3), key=clocks)
-    names = dict(zip(place, ("pc", "pr", "pq")))
-    loops = [(names.get(n, f"z{n}"), dict(zip(place, (c, hp, wp))).get(n, 1))
-             for n in range(len(levels))]
+    names, trips = dict(zip(place, ("pc", "pr", "pq"))), dict(zip(place, (c, hp, wp)))
+    loops = [(names.get(n, f"z{n}"), trips.get(n, 1)) for n in range(len(levels))]
     lines, indent = _loops(loops, 8)
     fill = layer.x.zero if isinstance(layer, Conv) else layer.x.bounds[0]
     write = f"x[{_affine((hp * wp, 'pc'), (wp, 'pr'), (1, 'pq'))}] = "
@@ -172,11 +172,14 @@ def _fill_nest(size, levels):
 
 
 def _sum(layer, indent):
+    """The line that starts a ``Dense`` or ``Conv`` output's sum at its folded bias, in the
+    narrowest type that holds every sum."""
     w_bits, c_bits = max(8, bits(layer.rows)), bits(dense_tables(layer)[1])
     return [" " * indent + f"acc: {type_name(sum_bits(layer, w_bits, c_bits))} = c[o]"]
 
 
 def _source(layer, index, at):
+    """The read of input element ``at``: local ``x`` where the layer collects, else ``X``."""
     return f"x[{at}]" if _collects(layer, index) else f"X[b, {at}]"
 
 
