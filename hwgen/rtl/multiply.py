@@ -10,10 +10,13 @@ register crosses the fabric twice. Elsewhere, and in Amaranth's simulator, the s
 are written behaviourally (``synth_ice40 -dsp`` packs the operand and output registers into
 ``SB_MAC16``; the product register stays in the fabric). Products wider than one block are
 behavioural on every target. ``models/MULT18X18D.v`` is the block's simulation model for
-Icarus and Verilator (``rtl.target``); ``tests/rtl/test_multiply.py`` holds the two lowerings
-equal cycle by cycle.
+Icarus and Verilator (``rtl.target``). ``fabric=True`` builds the product in logic instead, on
+any target, with the same registers (``_fabric``: for PEs beyond the DSP blocks).
+``tests/rtl/test_multiply.py`` holds the lowerings equal cycle by cycle.
 """
-from amaranth.hdl import Cat, ClockSignal, Const, Instance, Signal, Value
+import math
+
+from amaranth.hdl import Cat, ClockSignal, Const, Instance, Mux, Signal, Value
 
 # Operand bits of one MULT18X18D: 18-bit two's complement (unsigned values up to 17 bits).
 DSP_BITS = 18
@@ -24,10 +27,12 @@ def fits_dsp(x, y):
     return all(v.shape().width + (not v.shape().signed) <= DSP_BITS for v in (x, y))
 
 
-def multiply(m, x, y, en, name, target="generic"):
+def multiply(m, x, y, en, name, target="generic", fabric=False):
     """``x * y`` four enabled cycles (``schedule.levels.MULT_STAGES``) after ``x`` and ``y``,
-    as a signal; ``name`` names its registers or its block in ``m``."""
+    as a signal; ``name`` names its registers or its block in ``m``; ``fabric``: in logic."""
     product = Value.cast(x * y)
+    if fabric:
+        return _fabric(m, x, y, product.shape(), en, name)
     block = Signal(product.shape(), reset_less=True, name=f"{name}_o")
     out = Signal(product.shape(), reset_less=True, name=f"{name}_p")
     if target == "ecp5" and fits_dsp(x, y):
@@ -41,6 +46,35 @@ def multiply(m, x, y, en, name, target="generic"):
     with m.If(en):
         m.d.sync += out.eq(block)
     return out
+
+
+def _fabric(m, x, y, shape, en, name):
+    """``x * y`` in logic, as a register four enabled cycles after ``x`` and ``y``: the
+    operands' registers; the partial products ``x << i`` where bit i of ``y`` is set
+    (subtracted for the sign bit of a signed ``y``), summed pairwise in a tree whose levels
+    are spread evenly over the three registers after them (one add each for an 8-bit ``y``).
+    Sums wrap at the product's width (``shape``), which holds the product."""
+    x, y = Value.cast(x), Value.cast(y)
+    a = Signal(x.shape(), reset_less=True, name=f"{name}_a")
+    b = Signal(y.shape(), reset_less=True, name=f"{name}_b")
+    with m.If(en):
+        m.d.sync += [a.eq(x), b.eq(y)]
+    width = y.shape().width
+    level = [Mux(b[i], a << i, 0) for i in range(width)]
+    if y.shape().signed:
+        level[-1] = -level[-1]
+    levels, depth = math.ceil(math.log2(width)), 0
+    for stage in (1, 2, 3):
+        while depth < math.ceil(stage * levels / 3):
+            level = [level[k] + level[k + 1] if k + 1 < len(level) else level[k]
+                     for k in range(0, len(level), 2)]
+            depth += 1
+        regs = [Signal(shape, reset_less=True, name=f"{name}_s{stage}_{k}")
+                for k in range(len(level))]
+        with m.If(en):
+            m.d.sync += [r.eq(v) for r, v in zip(regs, level)]
+        level = regs
+    return level[0]
 
 
 def _mult18x18d(m, x, y, out, en, name):
