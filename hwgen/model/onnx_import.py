@@ -158,6 +158,7 @@ def _reshaped(graph, node, dims):
 
 
 def _attributes(node):
+    """A node's attributes by name, as Python values."""
     from onnx import helper
     return {a.name: helper.get_attribute_value(a) for a in node.attribute}
 
