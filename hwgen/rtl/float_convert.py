@@ -43,8 +43,8 @@ class FloatConvert(wiring.Component):
         mag = Mux(negative, -x, x)[:w]
         exp = Const(w - 1 + f.bias, signed(16))
         s1 = stage.next(prod=Cat(Const(0, width - w), mag), exp=exp, sign=negative,
-                        nan=Const(0), inf=Const(0), zero=mag == 0, **_under(m, exp, width,
-                                                                            "i2f"))
+                        nan=Const(0), inf=Const(0), zero=x == 0,      # not through -x
+                        **_under(m, exp, width, "i2f"))
         return _finish(m, f, stage, s1, "i2f")
 
     def _float_to_float(self, m, stage):
