@@ -64,10 +64,32 @@ def _window_count(size, kernel, stride):
     return (size - kernel) // stride + 1
 
 
-def _padded(dims, pads):
-    """(C, H, W) with ``pads`` (top, left, bottom, right) around each image."""
-    c, h, w = dims
-    return (c, h + pads[0] + pads[2], w + pads[1] + pads[3])
+class _Window:
+    """The shapes of a layer that slides a ``kernel`` over (C, H, W) images (``input``) with
+    ``stride`` and ``pads`` (top, left, bottom, right), giving ``channels`` outputs at each
+    position; ``op`` names it."""
+
+    @property
+    def padded(self):
+        (c, h, w), (top, left, bottom, right) = self.input, self.pads
+        return (c, h + top + bottom, w + left + right)
+
+    @property
+    def channels(self):
+        return self.input[0]
+
+    @property
+    def output(self):
+        (_, h, w), (kh, kw), (sh, sw) = self.padded, self.kernel, self.stride
+        return (self.channels, _window_count(h, kh, sh), _window_count(w, kw, sw))
+
+    @property
+    def shape(self):
+        return (int(np.prod(self.input)), int(np.prod(self.output)))
+
+    @property
+    def text(self):
+        return f"{self.op} {_dims(self.kernel)} {_dims(self.input)} -> {_dims(self.output)}"
 
 
 def _dims(dims):
@@ -75,7 +97,7 @@ def _dims(dims):
 
 
 @dataclass(frozen=True, eq=False)
-class Conv:
+class Conv(_Window):
     """``QLinearConv`` without dilation or groups: output channel f at (p, q) is
     requantize(sum over c, i, j of (x[c, p*sh + i, q*sw + j] - x.zero) * (w[f, c, i, j]
     - w_zero[f]) + bias[f]) on the padded image, the multiplier as ``Dense``'s."""
@@ -89,23 +111,15 @@ class Conv:
     input: tuple                 # (C, H, W)
     stride: tuple                # (sh, sw)
     pads: tuple = (0, 0, 0, 0)   # top, left, bottom, right: the input's zero point there
+    op = "Conv"
 
     @property
     def kernel(self):
         return self.weight.shape[2:]
 
     @property
-    def padded(self):
-        return _padded(self.input, self.pads)
-
-    @property
-    def output(self):
-        (_, h, w), (kh, kw), (sh, sw) = self.padded, self.kernel, self.stride
-        return (self.weight.shape[0], _window_count(h, kh, sh), _window_count(w, kw, sw))
-
-    @property
-    def shape(self):
-        return (int(np.prod(self.input)), int(np.prod(self.output)))
+    def channels(self):
+        return self.weight.shape[0]
 
     @property
     def rows(self):
@@ -116,13 +130,9 @@ class Conv:
     def clocks(self):
         return self.shape[1] * self.rows.shape[1]
 
-    @property
-    def text(self):
-        return (f"Conv {_dims(self.kernel)} {_dims(self.input)} -> {_dims(self.output)}")
-
 
 @dataclass(frozen=True, eq=False)
-class MaxPool:
+class MaxPool(_Window):
     """``MaxPool`` without dilation on 8-bit values: y has x's quantization."""
     node: str
     x: Quant
@@ -130,35 +140,19 @@ class MaxPool:
     kernel: tuple                # (KH, KW)
     stride: tuple                # (sh, sw)
     pads: tuple = (0, 0, 0, 0)   # top, left, bottom, right: ignored (the type's lowest there)
+    op = "MaxPool"
 
     @property
     def y(self):
         return self.x
 
     @property
-    def padded(self):
-        return _padded(self.input, self.pads)
-
-    @property
-    def output(self):
-        (c, h, w), (kh, kw), (sh, sw) = self.padded, self.kernel, self.stride
-        return (c, _window_count(h, kh, sh), _window_count(w, kw, sw))
-
-    @property
-    def shape(self):
-        return (int(np.prod(self.input)), int(np.prod(self.output)))
-
-    @property
     def clocks(self):
         return self.shape[0] + self.shape[1] * int(np.prod(self.kernel))
 
-    @property
-    def text(self):
-        return f"MaxPool {_dims(self.kernel)} {_dims(self.input)} -> {_dims(self.output)}"
-
 
 @dataclass(frozen=True, eq=False)
-class AveragePool:
+class AveragePool(_Window):
     """``QLinearAveragePool`` without padding, as onnxruntime computes it: each window's
     values dequantized, added in float32 row by row, divided by their count, divided by y's
     scale, y's zero point added, rounded to nearest even and saturated (a window of the whole
@@ -170,10 +164,7 @@ class AveragePool:
     kernel: tuple                # (KH, KW)
     stride: tuple                # (sh, sw)
     pads = (0, 0, 0, 0)
-
-    padded = MaxPool.padded
-    output = MaxPool.output
-    shape = MaxPool.shape
+    op = "AveragePool"
 
     @property
     def whole(self):
@@ -184,10 +175,6 @@ class AveragePool:
     @property
     def clocks(self):
         return self.shape[0] + self.shape[1] * (int(np.prod(self.kernel)) if self.whole else 1)
-
-    @property
-    def text(self):
-        return f"AveragePool {_dims(self.kernel)} {_dims(self.input)} -> {_dims(self.output)}"
 
 
 @dataclass(frozen=True, eq=False)
