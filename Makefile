@@ -18,10 +18,10 @@ ARRAY   ?= 4x4
 DSE     := --expr "$(EXPR)" --sizes "$(SIZES)" --array $(ARRAY)
 # Exploration flags reach a design command only when DESIGN is a point of one (dse:...); for a
 # program, ARRAY given on the command line folds its task grids onto that PE array, and budgets
-# PES, DSPS, BRAMS, PORTS (host-port pins) fold them onto the fastest array shape within them
-# (docs/mapping.md).
+# PES, DSPS, BRAMS, PORTS (host-port pins), LUTS (for multiplies in logic beyond the DSP blocks)
+# fold them onto the fastest array shape within them (docs/mapping.md).
 BUDGET   = $(if $(PES),--pes $(PES)) $(if $(DSPS),--dsps $(DSPS)) $(if $(BRAMS),--brams $(BRAMS)) \
-           $(if $(PORTS),--ports $(PORTS))
+           $(if $(PORTS),--ports $(PORTS)) $(if $(LUTS),--luts $(LUTS))
 DSEARG   = $(if $(filter dse:%,$(DESIGN)),$(DSE) $(BUDGET),$(if $(filter command line,$(origin ARRAY)),--array $(ARRAY)) $(BUDGET))
 JOBS    ?= 2
 # make dse MEASURE=1: place and route the Pareto front (nextpnr SEEDS), on a local pool or the

@@ -44,7 +44,7 @@ def _design(args):
     module = load_module(args.design)
     budget, array = _budget(args), args.array and array_option(args.array)
     search = budget and (array is None or any(getattr(args, k) is not None
-                                              for k in ("pes", "dsps", "ports")))
+                                              for k in ("pes", "dsps", "ports", "luts")))
     if search:
         print(f"searching the array shapes within {budget} (seconds per shape scheduled "
               "exactly)", file=sys.stderr, flush=True)

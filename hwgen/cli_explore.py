@@ -91,9 +91,9 @@ def point_graph(args):
     if args.params:
         raise HwgenError("a dse: design takes its sizes from --sizes (make ... SIZES=...), "
                          "not --params")
-    if any(getattr(args, k, None) is not None for k in ("pes", "dsps", "ports")):
+    if any(getattr(args, k, None) is not None for k in ("pes", "dsps", "ports", "luts")):
         raise HwgenError("a dse: point has its array (--array, make ... ARRAY=RxC); --pes, "
-                         "--dsps and --ports fold programs: leave them out")
+                         "--dsps, --ports and --luts fold programs: leave them out")
     budget = budget_of(args)
     device = getattr(args, "device", None)
     brams = budget["brams"] if budget else DEVICE_BRAMS.get(device, DEVICE_BRAMS["ecp5-85k"])
@@ -105,13 +105,16 @@ def point_graph(args):
 
 
 def budget_of(args):
-    """--pes/--dsps/--brams/--ports: None when none is given, else each (checked), the device's
-    by default. With --array, --brams alone is the budget a problem too large for it is tiled
-    within; --pes, --dsps or --ports search the array shape (``mapping.search``)."""
+    """--pes/--dsps/--brams/--ports/--luts: None when none is given, else each (checked), the
+    device's by default. With --array, --brams alone is the budget a problem too large for it
+    is tiled within; --pes, --dsps, --ports or --luts search the array shape
+    (``mapping.search``). LUTs for multiplies in logic: none unless --luts or --dsps 0 is
+    given, then by default half the device's (the other half for the rest of the design); PEs
+    default to the DSP budget when every multiply takes a DSP block."""
     from .flow.fit import CAPACITY
     from .mapping.fusion import DEVICE_BRAMS
     from .mapping.search import check_budgets
-    given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams", "ports")}
+    given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams", "ports", "luts")}
     if all(v is None for v in given.values()):
         return None
     device = getattr(args, "device", None)
@@ -119,7 +122,9 @@ def budget_of(args):
     def pick(name, default):
         return default if given[name] is None else given[name]
     dsps = pick("dsps", CAPACITY[device]["DSP"])
-    budget = {"pes": pick("pes", dsps), "dsps": dsps, "brams": pick("brams", DEVICE_BRAMS[device]),
-              "ports": pick("ports", CAPACITY[device]["pins"])}
+    luts = pick("luts", CAPACITY[device]["LUT"] // 2 if dsps == 0 else None)
+    budget = {"pes": pick("pes", dsps if luts is None else None), "dsps": dsps,
+              "brams": pick("brams", DEVICE_BRAMS[device]),
+              "ports": pick("ports", CAPACITY[device]["pins"]), "luts": luts}
     check_budgets(**budget)
     return budget

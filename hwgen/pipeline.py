@@ -76,7 +76,8 @@ def load_design(path, params=None, module=None, array=None, budget=None,
     ``module``: the file already loaded by ``load_module``, so that it runs only once;
     ``array``: a PE array budget (``(rows, cols)``) that task grids larger than it fold onto
     (``mapping.fold_onto``; the graph's ``folds`` say which); ``budget``: PEs, DSP blocks,
-    block RAMs and host-port pins (``{"pes": 64, "dsps": 64, "brams": None, "ports": 365}``)
+    block RAMs, host-port pins and LUTs for multiplies in logic (``{"pes": 64, "dsps": 64,
+    "brams": None, "ports": 365, "luts": None}``)
     the grids fold within, choosing the array shape by the schedule's cycles
     (``mapping.search``; ``array`` bounds it);
     ``brams``: with ``array``, a problem whose tensors exceed that many block RAMs is tiled

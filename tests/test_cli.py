@@ -32,9 +32,10 @@ def test_build_writes_verilog(tmp_path, capsys):
     (["fusion", example("mlp_pipeline"), "--brams", "-1"], "block RAM budget must be a whole"),
     (["fusion", example("mlp_pipeline"), "--device", "xc7"], "unknown device"),
     (["fusion", example("mlp_pipeline"), "--sim", "vcs"], "unknown simulator"),
-    (["check", example("gemm_os"), "--dsps", "0"], "the DSP budget must be a whole number"),
+    (["check", example("gemm_os"), "--dsps", "-1"], "the DSP budget must be a whole number"),
+    (["check", example("gemm_os"), "--luts", "-1"], "the LUT budget must be a whole number"),
     (["check", example("gemm_os"), "--ports", "-3"], "the port pin budget must be a whole number"),
-    (["check", "dse:1", "--ports", "200"], "--dsps and --ports fold programs: leave them out"),
+    (["check", "dse:1", "--ports", "200"], "--dsps, --ports and --luts fold programs: leave them out"),
 ])
 def test_bad_input_is_a_clear_error(tmp_path, capsys, argv, words):
     assert main(argv + ["--out", str(tmp_path)]) == 2

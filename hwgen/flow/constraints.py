@@ -31,8 +31,8 @@ class Device:
         ``ecp5-85k``; ``ecp5`` or ``ice40`` (the tools and primitives).
     nextpnr : tuple of str
         nextpnr's device and package arguments.
-    dsp, brams, bram_bits, pins : int
-        DSP blocks, block RAMs, bits per block RAM, I/O pins of the package.
+    dsp, luts, brams, bram_bits, pins : int
+        DSP blocks, LUT4s, block RAMs, bits per block RAM, I/O pins of the package.
     dsp_sites : tuple of tuple of str
         nextpnr's DSP sites by DSP row, for `floorplan`; empty when multipliers are not pinned.
     """
@@ -40,6 +40,7 @@ class Device:
     family: str
     nextpnr: tuple
     dsp: int
+    luts: int
     brams: int
     bram_bits: int
     pins: int
@@ -96,7 +97,7 @@ _INTS = ("a list of integers", lambda v: type(v) is list and all(type(x) is int 
 _PAIRS = ("a list of [integer, integer]", lambda v: type(v) is list and all(
     type(x) is list and len(x) == 2 and all(type(y) is int for y in x) for x in v))
 _DEVICE = {"family": _STR, "nextpnr": _STRS,
-           "capacity": {"dsp": _INT, "brams": _INT, "bram_bits": _INT, "pins": _INT},
+           "capacity": {"dsp": _INT, "luts": _INT, "brams": _INT, "bram_bits": _INT, "pins": _INT},
            "dsp_sites": {"rows_y": _INTS, "tiles_x": _INTS, "tile_sites": _PAIRS}}
 _BOARD = {"platform": _STR, "device": _STR, "bitstream": _STR, "pack": _STRS, "clocks": _PAIRS,
           "oscillator": {"pin": _STR, "mhz": _INT},
@@ -144,7 +145,7 @@ def load_device(path):
         tuple(f"X{x + dx}/Y{y}/MULT18_{n}" for x in sites["tiles_x"] for dx, n in
               sites["tile_sites"]) for y in sites["rows_y"])
     return Device(_stem(path), data["family"], tuple(data["nextpnr"]), have["dsp"],
-                  have["brams"], have["bram_bits"], have["pins"], rows)
+                  have["luts"], have["brams"], have["bram_bits"], have["pins"], rows)
 
 
 def load_board(path):

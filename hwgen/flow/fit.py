@@ -9,13 +9,15 @@ from . import constraints
 # What the devices offer (``constraints/devices/<device>.toml``): DSP blocks (ECP5 MULT18X18D,
 # iCE40 SB_MAC16), block RAM bits (ECP5 DP16KD 18 kbit, iCE40 EBR 4 kbit) and the I/O pins of
 # the package each is built for (nextpnr's count of IO cells; the default port budget).
-CAPACITY = {d.name: {"DSP": d.dsp, "BRAM bits": d.brams * d.bram_bits, "pins": d.pins}
+CAPACITY = {d.name: {"DSP": d.dsp, "LUT": d.luts, "BRAM bits": d.brams * d.bram_bits, "pins": d.pins}
             for d in map(constraints.device, constraints.devices())}
 
 
 def multipliers(graph):
-    """Multiplies of two run-time values, over every task instance (one DSP block each)."""
-    return sum(levels.multipliers(inst) for inst in graph.instances.values())
+    """Multiplies of two run-time values on DSP blocks (one each): over every task instance
+    but those that build them in logic (``Graph.fabric``)."""
+    return sum(levels.multipliers(inst) for inst in graph.instances.values()
+               if inst.name not in graph.fabric)
 
 
 def buffer_bits(graph):

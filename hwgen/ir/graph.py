@@ -311,6 +311,7 @@ class Graph:
     tiles: dict = None      # a tile of a larger problem: design.json's ``tiles`` (``host``)
     share_rows: bool = True  # output rows may share a memory (``schedule.shared_rows``)
     host_names: dict = field(default_factory=dict)  # hardware tensor -> the host's (in-out)
+    fabric: frozenset = frozenset()  # instances whose multiplies are built in logic
 
     @property
     def inputs(self):

@@ -103,15 +103,26 @@ def add_cleared(m, a, clear, b, name, target="generic"):
     shape = total.shape()
     width = shape.width + shape.width % 2
     x, y = Signal(Shape(width, shape.signed)), Signal(Shape(width, shape.signed))
-    out = Signal(width)
     m.d.comb += [x.eq(a), y.eq(b)]
-    carry = Const(0)
-    for k in range(0, width, 2):
+    out = ccu2c_chain(m, [(CLEARED_ADD_INIT, xk, yk, clear, Const(1)) for xk, yk in zip(x, y)],
+                      Const(0), name)[:shape.width]
+    return out.as_signed() if shape.signed else out
+
+
+def ccu2c_chain(m, halves, carry, name):
+    """The sum bits of a chain of ECP5 CCU2C cells named ``name``: one half per bit,
+    ``(init, a, b, c, d)`` (``models/CCU2C.v``: propagate ``init[{d, c, b, a}]``, generate
+    ``init[{b, a}]``), the first taking ``carry`` in."""
+    width = len(halves)
+    halves = list(halves) + [(0, Const(0), Const(0), Const(0), Const(0))] * (width % 2)
+    out = Signal(len(halves))
+    for k in range(0, len(halves), 2):
         cout = Signal(name=f"{name}_c{k // 2}")
-        m.submodules[f"{name}_{k // 2}"] = Instance(
-            "CCU2C", p_INIT0=CLEARED_ADD_INIT, p_INIT1=CLEARED_ADD_INIT, p_INJECT1_0="NO",
-            p_INJECT1_1="NO", i_CIN=carry, i_A0=x[k], i_B0=y[k], i_C0=clear, i_D0=Const(1),
-            i_A1=x[k + 1], i_B1=y[k + 1], i_C1=clear, i_D1=Const(1), o_S0=out[k],
-            o_S1=out[k + 1], o_COUT=cout)
+        pair = halves[k:k + 2]
+        ports = {f"p_INIT{h}": pair[h][0] for h in (0, 1)}
+        ports.update({f"p_INJECT1_{h}": "NO" for h in (0, 1)}, i_CIN=carry)
+        ports.update({f"i_{p}{h}": v for h in (0, 1) for p, v in zip("ABCD", pair[h][1:])})
+        ports.update({f"o_S{h}": out[k + h] for h in (0, 1)}, o_COUT=cout)
+        m.submodules[f"{name}_{k // 2}"] = Instance("CCU2C", **ports)
         carry = cout
-    return out[:shape.width].as_signed() if shape.signed else out[:shape.width]
+    return out[:width]

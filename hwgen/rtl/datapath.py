@@ -205,7 +205,8 @@ class Member(FloatLowering):
         if is_runtime_product(e):
             self.products += 1
             prod = multiply(self.m, self.at(a, lvl), self.at(b, lvl), self.en,
-                            f"mul{self.products}", self.group.target)
+                            f"mul{self.products}", self.group.target,
+                            fabric=self.inst.name in self.graph.fabric)
             return Staged(prod, lvl + MULT_STAGES)
         if e.op == "*" and (isinstance(a, int) or isinstance(b, int)):
             c, v = (a, b) if isinstance(a, int) else (b, a)      # shifts and adds: no DSP

@@ -123,8 +123,8 @@ def test_a_malformed_file_names_the_file_and_key(tmp_path, kind, name, old, new,
 # The tables as they were written in the modules before the constraint files.
 DEVICES = {"ecp5-85k": {"family": "ecp5", "args": ["--85k", "--package", "CABGA381"]},
            "ice40-up5k": {"family": "ice40", "args": ["--up5k", "--package", "sg48"]}}
-CAPACITY = {"ecp5-85k": {"DSP": 156, "BRAM bits": 208 * 18432, "pins": 365},
-            "ice40-up5k": {"DSP": 8, "BRAM bits": 30 * 4096, "pins": 39}}
+CAPACITY = {"ecp5-85k": {"DSP": 156, "LUT": 83640, "BRAM bits": 208 * 18432, "pins": 365},
+            "ice40-up5k": {"DSP": 8, "LUT": 5280, "BRAM bits": 30 * 4096, "pins": 39}}
 DSP_SITES = {"ecp5-85k": [[f"X{x + dx}/Y{y}/MULT18_{n}"
                            for x in (4, 13, 22, 31, 40, 49, 58, 69, 78, 87, 96, 105, 114)
                            for dx, n in ((0, 0), (1, 1), (4, 4), (5, 5))] for y in (10, 34, 58)]}

@@ -44,6 +44,25 @@ def test_cocotb_against_numpy(tmp_path, sim, path, params, device):
                   if re.search(rf"^\s*{m}\b", text, re.M)]
         assert models[:2] == ["MULT18X18D", "DP16KD"]
         assert list(result["design"].verilog[1:]) == [f"{m}.v" for m in models]
+    _passes(result)
+
+
+@pytest.mark.parametrize("sim,params,dsps", [("icarus", {"M": 3, "N": 5, "K": 97}, 7),
+                                             ("verilator", {"M": 5, "N": 3, "K": 1}, 0)])
+def test_pes_with_multiplies_in_logic_against_numpy(tmp_path, sim, params, dsps):
+    """PEs past the DSP budget multiply in CCU2C carry chains, beside PEs on MULT18X18D blocks
+    (``--dsps 7``) or alone (``--dsps 0``): the same products, cycles and intervals."""
+    graph = load_design(example("gemm_os"), params, budget={"dsps": dsps, "luts": 20000})
+    assert len(graph.fabric) == 15 - dsps
+    result = simulate(graph, tmp_path, sim=sim, problems=3, device=ECP5)
+    text = (tmp_path / result["design"].verilog[0]).read_text()
+    assert bool(re.search(r"^\s*MULT18X18D\b", text, re.M)) == (dsps > 0)
+    assert re.search(r"\) mul\d+_r0_0 \(", text), "no carry-chain multiplier"
+    _passes(result)
+
+
+def _passes(result):
+    """Both tests of the manifest-driven bench pass, at the design's cycles and interval."""
     text = "\n".join(summary(result))
     assert result["failed"] == 0 and result["total"] == 2, text
     tests = result["tests"]

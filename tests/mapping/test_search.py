@@ -57,6 +57,21 @@ def test_shapes_over_the_dsp_budget_are_rejected_with_the_reason():
     assert any("over the DSP budget of 8" in line for line in describe_folds(graph))
 
 
+def test_multiplies_past_the_dsp_budget_are_built_in_logic_within_the_lut_budget():
+    """8x8 within 16 DSP blocks: the whole grid, 16 PEs on DSP blocks and 48 in logic; with
+    no DSP blocks, every PE in logic; a LUT budget too small for the grid folds it."""
+    params = {"M": 8, "N": 8, "K": 32}
+    mixed = load_design(example("gemm_os"), params, budget={"dsps": 16, "luts": 40000})
+    assert mixed.folds == {}        # the grid as written
+    assert multipliers(mixed) == 16 and len(mixed.fabric) == 48
+    assert "chosen 8x8: 64 PEs, 16 DSP + 48 multiplies in logic (~3,552 LUT)" in mixed.search[0]
+    logic = load_design(example("gemm_os"), params, budget={"dsps": 0, "luts": 40000})
+    assert multipliers(logic) == 0 and logic.fabric == frozenset(logic.instances)
+    small = load_design(example("gemm_os"), params, budget={"dsps": 0, "luts": 1200})
+    assert len(small.instances) == 16 == len(small.fabric)
+    assert any("~4,736 LUT, over the budget of 1,200" in line for line in small.search)
+
+
 def test_a_program_without_grids_has_nothing_to_fold():
     graph = load_design(example("mlp_pipeline"), budget={"dsps": 4})
     assert graph.folds == {} and graph.search == [
@@ -64,7 +79,12 @@ def test_a_program_without_grids_has_nothing_to_fold():
 
 
 @pytest.mark.parametrize("budget,words", [
-    ({"dsps": 0}, "the DSP budget must be a whole number, at least 1 .e.g. --dsps 16., got 0"),
+    ({"dsps": -1}, "the DSP budget must be a whole number, at least 0 .e.g. --dsps 16., got -1"),
+    ({"dsps": 0}, "no DSP blocks and no LUT budget: give one for the multiplies in logic "
+                  ".--luts, make ... LUTS=."),
+    ({"dsps": 0, "luts": -5}, "the LUT budget must be a whole number, at least 0"),
+    ({"dsps": 0, "luts": 50}, "no fold fits 0 DSP blocks and 50 LUT for multiplies in logic: "
+                              "the smallest takes ~74 LUT"),
     ({"pes": -2}, "the PE budget must be a whole number, at least 1"),
     ({"brams": -1}, "the block RAM budget must be a whole number, at least 0"),
     ({"ports": 0}, "the port pin budget must be a whole number, at least 1"),

@@ -18,7 +18,7 @@ from hwgen.schedule.levels import MULT_STAGES
 
 
 class Mul(wiring.Component):
-    """``p = x * y`` through `multiply` for ``target`` ("fabric": in logic)."""
+    """``p = x * y`` through `multiply` for ``target`` ("fabric", "fabric_ecp5": in logic)."""
 
     def __init__(self, x_shape, y_shape, target):
         self.target = target
@@ -27,9 +27,10 @@ class Mul(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        fabric = self.target == "fabric"
+        fabric = self.target.startswith("fabric")
+        target = self.target.removeprefix("fabric_") if fabric else self.target
         m.d.comb += self.p.eq(multiply(m, self.x, self.y, self.en, "mul",
-                                       "generic" if fabric else self.target, fabric))
+                                       "generic" if target == "fabric" else target, fabric))
         return m
 
 
@@ -99,7 +100,8 @@ def _compare(tmp_path, x_shape, y_shape, n, exhaustive=False, other="ecp5"):
     text = (tmp_path / f"{other}.v").read_text()
     assert ("MULT18X18D" in text) == (other == "ecp5" and fits_dsp(Signal(x_shape),
                                                                     Signal(y_shape)))
-    assert other != "fabric" or " * " not in text
+    assert not other.startswith("fabric") or " * " not in text
+    assert ("CCU2C" in text) == (other == "fabric_ecp5" and y_shape.width > 1)
     xw, yw = x_shape.width, y_shape.width
     pw = (Signal(x_shape) * Signal(y_shape)).shape().width
     x_expr, y_expr = ("j", f"j >> {xw}") if exhaustive else ("$random", "$random")
@@ -135,20 +137,23 @@ def test_mult18x18d_equals_the_behavioural_model_on_every_int8_pair(tmp_path):
 @pytest.mark.parametrize("x_shape,y_shape", [
     (signed(8), signed(8)), (unsigned(8), signed(8)), (signed(8), unsigned(8)),
     (unsigned(8), unsigned(8)), (signed(8), signed(4)), (unsigned(4), signed(8)),
-    (signed(2), signed(2)), (signed(8), unsigned(1))])
+    (signed(2), signed(2)), (signed(8), unsigned(1)), (signed(3), signed(5)),
+    (unsigned(5), signed(3))])
+@pytest.mark.parametrize("other", ["fabric", "fabric_ecp5"])
 def test_a_product_in_logic_equals_the_behavioural_model_on_every_pair(tmp_path, x_shape,
-                                                                       y_shape):
+                                                                       y_shape, other):
     """Exhaustive for operands up to 8 bits, signed, unsigned and mixed, the enable toggling:
     the same value on the same cycle, and no ``*`` left for Yosys to give a DSP block."""
     pairs = 1 << (x_shape.width + y_shape.width)         # and a few more: every pair's
     checked, errors = _compare(tmp_path, x_shape, y_shape, pairs + 16, exhaustive=True,
-                               other="fabric")           # product comes out and is checked
+                               other=other)              # product comes out and is checked
     assert checked > pairs and errors == 0
 
 
 @needs_icarus
-def test_a_wide_product_in_logic_equals_the_behavioural_model(tmp_path):
-    checked, errors = _compare(tmp_path, signed(18), unsigned(16), 3000, other="fabric")
+@pytest.mark.parametrize("other", ["fabric", "fabric_ecp5"])
+def test_a_wide_product_in_logic_equals_the_behavioural_model(tmp_path, other):
+    checked, errors = _compare(tmp_path, signed(18), unsigned(16), 3000, other=other)
     assert checked > 3000 and errors == 0
 
 
