@@ -5,8 +5,9 @@ LUT / FF / DSP per PE, cycles per problem and MAC utilization in cocotb simulati
 throughput in GOP/s, and the ratios generated/reference and generated/limit. Then two other
 generated designs against the limit only (conv2d_systolic and the best dataflow-exploration
 point of an 8x8 GEMM), a summary (Fmax scaling, throughput against the device peak), and the
-largest gemm_os array that fits the iCE40 UP5K, with its iCEBreaker bitstream. Writes
-results.md, results.json and PNG plots to build/bench/.
+largest gemm_os array that fits the iCE40 UP5K, with its iCEBreaker bitstream; and 8x8 with
+every multiply in logic against its DSP build (``logic_bench``). Writes results.md,
+results.json and PNG plots to build/bench/.
 """
 import argparse
 import json
@@ -17,6 +18,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [HERE, ROOT]
+
+import logic_bench  # noqa: E402  (benchmarks/logic_bench.py, found through HERE)
 
 DEVICE = "ecp5-85k"
 DSP_BLOCKS = 156            # MULT18X18D on the LFE5U-85F
@@ -44,8 +47,8 @@ def parse_array(text):
 
 
 def _key(kind, shape):
-    """Results key of one design: "gen_8x8", "ref_8x8", or the kind itself."""
-    return f"{kind}_{label(shape)}" if kind in ("gen", "ref") else kind
+    """Results key of one design: "gen_8x8", "ref_8x8", "logic_8x8", or the kind itself."""
+    return f"{kind}_{label(shape)}" if kind in ("gen", "ref", "logic") else kind
 
 
 def _build(kind, shape, K, work):
@@ -53,8 +56,8 @@ def _build(kind, shape, K, work):
     facts); graph is None for the designs hwgen does not generate, facts (PEs, useful MACs,
     what it is) are filled for the other generated designs only."""
     import designs
-    if kind == "gen":
-        return (*designs.generated(*shape, K, work), {})
+    if kind in ("gen", "logic"):
+        return (*designs.generated(*shape, K, work, 0 if kind == "logic" else None), {})
     if kind == "ref":
         return designs.reference(*shape, K, work), None, {}
     if kind == "limit":
@@ -127,12 +130,13 @@ def _ice40(out, K):
     return "ice40", None, {"error": last}
 
 
-def _jobs(arrays, seeds, out, kfactor, ice40, extra):
-    """Every run as (function, *arguments), the longest first (see `_cost`)."""
+def _jobs(arrays, seeds, out, kfactor, ice40, extra, logic=()):
+    """Every run as (function, *arguments), the longest first (see `_cost`); ``logic``: the
+    arrays also built with their multiplies in logic."""
     jobs = [(_timing, "limit", None, 0, seeds, out)]
     for shape in arrays:
         K = kfactor * shape[0]
-        for kind in ("gen", "ref"):
+        for kind in ("gen", "ref") + ("logic",) * (shape in logic):
             jobs += [(_simulate, kind, shape, K, out), (_timing, kind, shape, K, seeds, out)]
     for kind in (EXTRA if extra else ()):
         jobs += [(_simulate, kind, None, 0, out), (_timing, kind, None, 0, seeds, out)]
@@ -144,15 +148,16 @@ def _jobs(arrays, seeds, out, kfactor, ice40, extra):
 def _cost(job):
     """A run's rough length, to start the longest first: a long run started last keeps one
     core busy alone at the end. Place and route grows with the PEs and the seeds, and the
-    hand-written array routes about three times slower per PE than gemm_os; a simulation is
-    mostly Verilator's compile, about a third of one gemm_os place and route."""
+    hand-written array routes about three times slower per PE than gemm_os, one in logic
+    about twice; a simulation is mostly Verilator's compile, about a third of one gemm_os
+    place and route."""
     if job[0] is _ice40:
         return 20
     kind, shape = job[1], job[2]
     pes = shape[0] * shape[1] if shape else {"limit": 1, "conv2d": 24, "dse": 64}[kind]
     if job[0] is _simulate:
         return 1 + pes / 96
-    return len(job[4]) * pes * (3 if kind == "ref" else 1) / 16
+    return len(job[4]) * pes * {"ref": 3, "logic": 2}.get(kind, 1) / 16
 
 
 def run_job(job):
@@ -180,7 +185,7 @@ def _collect(results, job, result):
         results[section][key] = data
 
 
-def run(arrays, seeds, out, jobs, ice40, kfactor, extra=True, cluster=None):
+def run(arrays, seeds, out, jobs, ice40, kfactor, extra=True, cluster=None, logic=()):
     """Every simulation and place-and-route through ``hwgen.flow.executor.map_jobs``: a pool
     of ``jobs`` processes, or the Dask scheduler at ``cluster``. Returns the raw results
     {"sim": {key: ...}, "timing": {key: ...}, "ice40": ...}, also written to partial.json as
@@ -188,7 +193,7 @@ def run(arrays, seeds, out, jobs, ice40, kfactor, extra=True, cluster=None):
     from hwgen.flow.executor import map_jobs
     os.makedirs(out, exist_ok=True)
     results = {"sim": {}, "timing": {}, "ice40": None}
-    todo = _jobs(arrays, seeds, out, kfactor, ice40, extra)
+    todo = _jobs(arrays, seeds, out, kfactor, ice40, extra, logic)
 
     def keep(n, result):
         _collect(results, todo[n], result)
@@ -435,8 +440,15 @@ def parse_args(argv=None):
     p.add_argument("--no-ice40", action="store_true", help="skip the iCE40 UP5K run")
     p.add_argument("--no-extra", action="store_true",
                    help="skip the other generated designs (conv2d_systolic, dse point)")
+    p.add_argument("--logic", type=parse_array, nargs="*", default=None, metavar="RxC",
+                   help="arrays of --arrays also built with every multiply in logic (--dsps 0), "
+                   "against their DSP build (default 8x8 when it is measured; none: --logic)")
     args = p.parse_args(argv)
     args.arrays = list(dict.fromkeys(args.arrays))      # each array once, in the given order
+    if args.logic is None:
+        args.logic = [s for s in args.arrays if s == (8, 8)]
+    if any(s not in args.arrays for s in args.logic):
+        p.error("an array in logic is compared with its DSP build: give it in --arrays too")
     if args.kfactor < 1:
         p.error("kfactor must be a positive integer, e.g. --kfactor 8")
     if args.jobs < 1:
@@ -452,15 +464,17 @@ def main(argv=None):
     args = parse_args(argv)
     t0 = time.time()
     results = run(args.arrays, args.seeds, args.out, args.jobs, not args.no_ice40,
-                  args.kfactor, extra=not args.no_extra, cluster=args.cluster)
+                  args.kfactor, extra=not args.no_extra, cluster=args.cluster, logic=args.logic)
     table, limit = rows(results, args.arrays, args.kfactor)
     extra, summ = extra_rows(results, limit), summary(table, limit)
+    in_logic = logic_bench.rows(results, args.logic, args.kfactor)
     text = markdown(table, limit, results, args.seeds, extra, summ)
+    text += "\n".join(logic_bench.table(in_logic)) + "\n" * bool(in_logic)
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write(text)
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"table": table, "extra": extra, "summary": summ, "limit_mhz": limit,
-                   "raw": results}, f, indent=1)
+                   "logic": in_logic, "raw": results}, f, indent=1)
     plots(table, limit, args.out, extra)
     print(text)
     print(f"wrote {args.out}/results.md, results.json, fmax.png, lut_per_pe.png "

@@ -10,6 +10,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hwgen.flow import verilog as hwgen_verilog
+from hwgen.flow.fit import CAPACITY
 from hwgen.pipeline import load_design
 from hwgen.rtl.multiply import multiply
 from hwgen.schedule.levels import MULT_STAGES
@@ -23,9 +24,11 @@ CONV2D = os.path.join(ROOT, "hwgen", "examples", "conv2d_systolic.py")
 DSE_EXPR, DSE_SIZES, DSE_ARRAY = "C[i,j] += A[i,k] * B[k,j]", "i=8 j=8 k=64", (8, 8)
 
 
-def generated(M, N, K, out_dir):
-    """hwgen's gemm_os: returns (design.json dict, task graph)."""
-    graph = load_design(GEMM, {"M": M, "N": N, "K": K})
+def generated(M, N, K, out_dir, dsps=None):
+    """hwgen's gemm_os: returns (design.json dict, task graph); ``dsps``: a DSP budget, the
+    multiplies past it in logic (within half the device's LUTs, as ``--dsps 0`` does)."""
+    budget = None if dsps is None else {"dsps": dsps, "luts": CAPACITY["ecp5-85k"]["LUT"] // 2}
+    graph = load_design(GEMM, {"M": M, "N": N, "K": K}, budget=budget)
     return hwgen_verilog.write(graph, out_dir, target="ecp5").to_json(), graph
 
 

@@ -40,11 +40,11 @@ def workers(request):
 @pytest.mark.parametrize("workers", [pytest.param("pool", marks=pytest.mark.slow), "dask"],
                          indirect=True)
 def test_bench_smoke(tmp_path, workers):
-    """One 2x2 array end to end: generated and reference pass in simulation, are placed
-    and routed, and the summary, tables and plots are written."""
+    """One 2x2 array end to end: generated, reference and in logic pass in simulation, are
+    placed and routed, and the summary, tables and plots are written."""
     proc = subprocess.run([sys.executable, BENCH, "--arrays", "2x2", "--seeds", "1",
-                           "--kfactor", "2", "--no-ice40", "--no-extra", *workers,
-                           "--out", str(tmp_path)], capture_output=True, text=True)
+                           "--kfactor", "2", "--no-ice40", "--no-extra", "--logic", "2x2",
+                           *workers, "--out", str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads((tmp_path / "results.json").read_text())
     row = data["table"][0]
@@ -58,6 +58,9 @@ def test_bench_smoke(tmp_path, workers):
     assert "Summary:" in text and "2x2 generated: critical path" in text
     assert "Other generated designs" not in text
     assert json.loads((tmp_path / "partial.json").read_text()) == data["raw"]
+    logic = data["logic"][0]["logic"]
+    assert logic["sim_pass"] and logic["cycles"] == logic["expected"] and logic["dsp"] == 0
+    assert logic["lut_pe"] > row["gen"]["lut_pe"] and "## Multiplies in logic" in text
     for name in ("results.md", "fmax.png", "lut_per_pe.png"):
         assert (tmp_path / name).stat().st_size > 100
 
@@ -163,6 +166,22 @@ def test_bench_summary_small():
     text = bench.markdown(table, limit, results, [1], bench.extra_rows(results, limit), s)
     assert "8x8 Fmax >= 0.9 x limit: not measured" in text
     assert "Other generated designs" not in text
+
+
+def test_logic_rows_compare_each_array_with_its_dsp_build():
+    bench = _bench_module()
+    results = _fake_results(260.0, {"8x8": 240.0}, extra=False)
+    results["timing"]["logic_8x8"] = {"fmax_mhz": 216.0, "fmax_seeds": [216.0],
+                                      "used": {"LUT": 160 * 64, "FF": 220 * 64, "DSP": 0}}
+    results["sim"]["logic_8x8"] = {"pass": True, "cycles": 16, "expected": 16}
+    row, = bench.logic_bench.rows(results, [(8, 8)], kfactor=2)
+    assert row["ratio"]["fmax"] == pytest.approx(0.9) and row["logic"]["dsp"] == 0
+    assert row["ratio"]["lut_pe"] == pytest.approx(1.6) and row["logic"]["util"] == 1.0
+    text = "\n".join(bench.logic_bench.table([row]))
+    assert "| 8x8 | in logic | 216.0 | 160.0 | 220.0 | 0 | 16 (16) | 1.000 |" in text
+    assert "| 8x8 | 0.900 | 1.60 | 0.900 |" in text
+    none, = bench.logic_bench.rows({"timing": {}, "sim": {}}, [(2, 2)], kfactor=2)
+    assert none["ratio"] == {"fmax": None, "lut_pe": None, "gops": None}
 
 
 def test_dse_speed_benchmark_smoke(tmp_path):
