@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ..errors import HwgenError
+from ..mapping.multipliers import assign
 from ..pipeline import load_design
 
 PROBLEMS = 3
@@ -81,12 +82,13 @@ def _verilator(graph, workdir):
 
 
 def run_case(source, workdir, seed=0, gaps=(0.3, 0.3), lanes=None, verilator=False,
-             array=None):
+             array=None, dsps=None):
     """Run one program; returns ``{"status", "detail", "seconds", "path"}`` where status is
     ``pass``, ``rejected`` (the checks refused it), ``unsupported`` (the checks accepted it but
     hardware generation refused it), ``mismatch`` (values or cycles differ), ``hang`` (a run
     missed its cycle budget) or ``crash`` (any other exception). ``lanes``: elements per host
-    beat on every port (None: automatic); ``array``: a PE array to fold the program onto."""
+    beat on every port (None: automatic); ``array``: a PE array to fold the program onto;
+    ``dsps``: the multiplies past that many DSP blocks are built in logic (None: none)."""
     t0 = time.time()
     path = write(source, workdir)
     status, detail = "rejected", ""
@@ -94,6 +96,8 @@ def run_case(source, workdir, seed=0, gaps=(0.3, 0.3), lanes=None, verilator=Fal
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             graph = load_design(path, array=array)
+        if dsps is not None:
+            graph = assign(graph, dsps)
         status = "unsupported"
         from ..ir.interp import run
         problems = [inputs(graph, seed * PROBLEMS + k) for k in range(PROBLEMS)]

@@ -26,11 +26,11 @@ class Finding(Exception):
 
 
 def _program(drawn, job, n, verilator):
-    (program, lanes), gaps = drawn
+    (program, lanes, dsps), gaps = drawn
     result = run_case(program.source, job["workdir"], seed=n, gaps=gaps, lanes=lanes,
-                      verilator=verilator)
+                      verilator=verilator, dsps=dsps)
     return dict(result, source=program.source, shape=program.shape,
-                replay={"seed": n, "gaps": list(gaps), "lanes": lanes})
+                replay={"seed": n, "gaps": list(gaps), "lanes": lanes, "dsps": dsps})
 
 
 def _expression(drawn, job, n, verilator):
@@ -42,7 +42,9 @@ def _expression(drawn, job, n, verilator):
 
 
 def _programs_and_lanes():
-    return st.tuples(programs(), st.sampled_from([None, 1, 2, 4]))
+    """A program, its lanes, and its DSP blocks (None: every multiply on one; else the
+    multiplies past that many in logic)."""
+    return st.tuples(programs(), st.sampled_from([None, 1, 2, 4]), st.sampled_from([None, 0, 1]))
 
 
 KINDS = {"programs": (_programs_and_lanes, _program),
@@ -126,11 +128,12 @@ def replay(path, workdir):
                              tuple(case["gaps"]), case["seed"])
         case = json.loads(text.splitlines()[0].removeprefix("# campaign: "))
         seed, gaps, lanes = case["seed"], tuple(case["gaps"]), case["lanes"]
+        dsps = case.get("dsps")
     except (ValueError, KeyError, TypeError, IndexError) as e:
         raise HwgenError(f"{path} is not a case the campaign kept (a design file starting "
                          f"with '# campaign: {{\"seed\": ...}}', or a point's JSON): {e!r}",
                          (path, 1)) from None
-    return run_case(text, workdir, seed=seed, gaps=gaps, lanes=lanes)
+    return run_case(text, workdir, seed=seed, gaps=gaps, lanes=lanes, dsps=dsps)
 
 
 def total(results):

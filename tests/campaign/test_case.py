@@ -8,7 +8,7 @@ from hwgen.campaign.case import hardware_finding, inputs, run_case
 from hwgen.ir.interp import run
 from hwgen.pipeline import load_design
 from hwgen.schedule import plan
-from tests.conftest import program
+from tests.conftest import example, program
 
 SOURCE = open(program("fifo_skew")).read()
 
@@ -51,3 +51,14 @@ def test_a_sampled_program_also_passes_on_verilator(tmp_path):
     result = run_case(SOURCE, str(tmp_path), lanes=2, verilator=True)
     assert result["status"] == "pass", result["detail"]
     assert os.path.exists(tmp_path / "verilator" / "design.json")
+
+
+@pytest.mark.parametrize("dsps", [0, 2])
+def test_multiplies_in_logic_pass_in_amaranths_simulator(tmp_path, dsps):
+    """A case whose multiplies past ``dsps`` DSP blocks are built in logic (the campaign
+    draws 0 and 1), gemm_os at 2x3: values and cycles as the schedule says."""
+    with open(example("gemm_os")) as f:
+        source = f.read().replace("M: int = 8, N: int = 8, K: int = 64",
+                                  "M: int = 2, N: int = 3, K: int = 5")
+    result = run_case(source, str(tmp_path), dsps=dsps)
+    assert result["status"] == "pass", result["detail"]
