@@ -110,14 +110,19 @@ def budget_of(args):
     is tiled within; --pes, --dsps, --ports or --luts search the array shape
     (``mapping.search``). LUTs for multiplies in logic: none unless --luts or --dsps 0 is
     given, then by default half the device's (the other half for the rest of the design); PEs
-    default to the DSP budget when every multiply takes a DSP block."""
+    default to the DSP budget when every multiply takes a DSP block. For a board (`bitstream`)
+    the device is the board's, and its host ports have no pin budget (the UART bridge carries
+    them)."""
     from .flow.fit import CAPACITY
     from .mapping.fusion import DEVICE_BRAMS
     from .mapping.search import check_budgets
     given = {k: getattr(args, k, None) for k in ("pes", "dsps", "brams", "ports", "luts")}
     if all(v is None for v in given.values()):
         return None
-    device = getattr(args, "device", None)
+    device, board = getattr(args, "device", None), getattr(args, "board", None)
+    if board:               # `bitstream`: the board's device, its ports behind the UART bridge
+        from .flow.board import board_spec
+        device = board_spec(board)["device"]
     device = device if device in CAPACITY else "ecp5-85k"
     def pick(name, default):
         return default if given[name] is None else given[name]
@@ -125,6 +130,6 @@ def budget_of(args):
     luts = pick("luts", CAPACITY[device]["LUT"] // 2 if dsps == 0 else None)
     budget = {"pes": pick("pes", dsps if luts is None else None), "dsps": dsps,
               "brams": pick("brams", DEVICE_BRAMS[device]),
-              "ports": pick("ports", CAPACITY[device]["pins"]), "luts": luts}
+              "ports": pick("ports", None if board else CAPACITY[device]["pins"]), "luts": luts}
     check_budgets(**budget)
     return budget

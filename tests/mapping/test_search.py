@@ -120,3 +120,21 @@ def test_shapes_whose_host_ports_exceed_the_pin_budget_are_rejected(tmp_path):
     top = text[text.index(f"module {info.top}("):].split("endmodule", 1)[0]
     widths = re.findall(r"^ *(?:input|output) (?:\[(\d+):0\] )?\w+;", top, re.M)
     assert sum(int(w) + 1 if w else 1 for w in widths) == plan(graph).host_pins
+
+
+def test_the_cli_budget_defaults_are_the_devices_and_the_boards():
+    """Budgets not given are the device's; --dsps 0 brings half its LUTs for multiplies in
+    logic; a board's budget is its device's, without a pin budget (the UART bridge carries the
+    ports)."""
+    from argparse import Namespace
+    from hwgen.cli_explore import budget_of
+    none = dict(pes=None, dsps=None, brams=None, ports=None, luts=None)
+    assert budget_of(Namespace(**none)) is None
+    assert budget_of(Namespace(**dict(none, dsps=16))) == {
+        "pes": 16, "dsps": 16, "brams": 208, "ports": 365, "luts": None}
+    assert budget_of(Namespace(**dict(none, dsps=0))) == {
+        "pes": None, "dsps": 0, "brams": 208, "ports": 365, "luts": 41820}
+    assert budget_of(Namespace(**dict(none, dsps=8), board="icebreaker")) == {
+        "pes": 8, "dsps": 8, "brams": 30, "ports": None, "luts": None}
+    assert budget_of(Namespace(**dict(none, luts=900), device="ice40-up5k")) == {
+        "pes": None, "dsps": 8, "brams": 30, "ports": 39, "luts": 900}
