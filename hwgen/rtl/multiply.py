@@ -11,7 +11,8 @@ are written behaviourally (``synth_ice40 -dsp`` packs the operand and output reg
 ``SB_MAC16``; the product register stays in the fabric). Products wider than one block are
 behavioural on every target. ``models/MULT18X18D.v`` is the block's simulation model for
 Icarus and Verilator (``rtl.target``). ``fabric=True`` builds the product in logic instead, on
-any target, with the same registers (``_fabric``: for PEs beyond the DSP blocks).
+any target, with the same registers (``_fabric``: for PEs beyond the DSP blocks; on ECP5 its
+first level inside CCU2C carry chains, ``_pairs``).
 ``tests/rtl/test_multiply.py`` holds the lowerings equal cycle by cycle.
 """
 import math
@@ -115,7 +116,7 @@ def _row_bit(a, j, select):
     """Bit ``j`` of the row ``a & select`` (``a`` extended past its width) as a term of a
     carry chain's half: ``(function of two inputs, input, input)``."""
     if j < 0 or (j >= len(a) and not a.shape().signed):
-        return _ZERO, Const(0), Const(0)
+        return _NO_TERM
     return _AND, a[min(j, len(a) - 1)], select
 
 
@@ -134,10 +135,10 @@ def _pairs(m, a, b, width, name):
             continue
         halves = []
         for j in range(min(len(a) + len(rows), width - i)):
-            ab, *cd = [_row_bit(a, j - (r - i), b[r]) for r in rows]
-            if negate:                  # the sign row's complement, on A and B
-                ab, cd = _inverted(*cd[-1:] or [ab]), [ab] * bool(cd)
-            (f, p, q), (g, r, s) = ab, (cd or [(_ZERO, Const(0), Const(0))])[0]
+            terms_j = [_row_bit(a, j - (r - i), b[r]) for r in rows]
+            if negate:                  # the sign row's complement on A, B; the other on C, D
+                terms_j = [_inverted(terms_j[-1])] + terms_j[:-1]
+            (f, p, q), (g, r, s) = (terms_j + [_NO_TERM])[:2]
             init = sum((f(k & 1, k >> 1 & 1) ^ g(k >> 2 & 1, k >> 3 & 1)) << k for k in range(16))
             halves.append((init, p, q, r, s))
         total = ccu2c_chain(m, halves, Const(int(negate)), f"{name}{i // 2}")
@@ -146,6 +147,7 @@ def _pairs(m, a, b, width, name):
 
 
 def _inverted(term):
+    """A half's term complemented."""
     f, p, q = term
     return (lambda u, v: 1 - f(u, v)), p, q
 
@@ -156,6 +158,9 @@ def _AND(p, q):
 
 def _ZERO(p, q):
     return 0
+
+
+_NO_TERM = (_ZERO, Const(0), Const(0))      # a half's inputs that add nothing
 
 
 def _mult18x18d(m, x, y, out, en, name):
