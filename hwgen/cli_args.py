@@ -55,7 +55,7 @@ def _add_design_options(p):
                        "device's; none given: the grid is built as written)")
     p.add_argument("--luts", type=int, default=None, help="a budget of LUTs for multiplies "
                    "built in logic beyond the DSP blocks: the search gives the multiplies past "
-                   "--dsps a multiplier in logic (carry chains, about 74 LUTs for int8 x int8) "
+                   "--dsps a multiplier in logic (carry chains, about 100 LUTs for int8 x int8) "
                    "as far as these LUTs reach (default: none, every multiply on a DSP block; "
                    "with --dsps 0, half the device's LUTs)")
     p.add_argument("--ports", type=int, default=None, help="a budget of host-port pins "

@@ -3,9 +3,11 @@ built in the fabric (``rtl.multiply``'s ``fabric``), and the LUTs a multiply in 
 
 The instances take DSP blocks in the graph's order while the budget lasts; the rest build their
 multiplies in logic (``Graph.fabric``). `fabric_luts` counts the LUT4s of one such multiply as
-``rtl.multiply`` builds it on ECP5: carry chains of one LUT per bit, the first level adding rows
-two by two, the next levels adding those pairwise, each chain cut at the product's width
-(tests/mapping/test_multipliers.py holds the count to Yosys's).
+``rtl.multiply`` builds it on ECP5 and nextpnr packs it: carry chains of one LUT per bit, the
+first level adding rows two by two, the next levels adding those pairwise, each chain cut at the
+product's width, and two CCU2C more per chain (nextpnr's packer starts every chain with a
+feed-in cell and ends it with a feed-out cell). tests/mapping/test_multipliers.py holds the
+count to Yosys's netlist.
 """
 from ..ir.graph import stmt_exprs
 from ..ir.preds import trips_under
@@ -41,7 +43,7 @@ def fabric_luts(x, y, y_signed=True):
     width = x + y
 
     def chain(bits):
-        return bits + bits % 2          # CCU2C cells hold two bits each
+        return bits + bits % 2 + 4      # CCU2C cells of two bits each, and the feed cells
 
     terms, luts = [], 0
     for i in range(0, y, 2):
