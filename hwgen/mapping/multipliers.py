@@ -38,8 +38,11 @@ def _bits(r):
     return (r[1].bit_length(), False) if r[0] >= 0 else (bits_needed(r), True)
 
 
-def fabric_luts(x, y, y_signed=True):
-    """LUT4s of an ``x``-bit by ``y``-bit multiply in logic (``rtl.multiply._fabric``)."""
+def fabric_luts(x, y, x_signed=True, y_signed=True):
+    """LUT4s of an ``x``-bit by ``y``-bit multiply in logic (``rtl.multiply._fabric``: a row
+    per bit of the narrower operand)."""
+    if y > x:
+        x, y, y_signed = y, x, x_signed
     width = x + y
 
     def chain(bits):
@@ -47,9 +50,9 @@ def fabric_luts(x, y, y_signed=True):
 
     terms, luts = [], 0
     for i in range(0, y, 2):
-        if i + 1 == y and not y_signed:     # an odd row alone: an AND per bit
-            terms.append((x, i))
-            luts += x
+        if i + 1 == y and not y_signed:     # an odd row alone: its register's synchronous
+            terms.append((x, i))            # reset clears it (one LUT for the reset)
+            luts += 1
         elif i + 1 == y:                    # the sign row alone, negated in a chain
             bits = min(x + 1, width - i)
             terms.append((bits, i))

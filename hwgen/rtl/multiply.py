@@ -53,12 +53,14 @@ def multiply(m, x, y, en, name, target="generic", fabric=False):
 
 def _fabric(m, x, y, shape, en, name, target):
     """``x * y`` in logic, as a register four enabled cycles after ``x`` and ``y``: the
-    operands' registers; the rows ``x & y[i]`` at weight ``2 ** i`` (subtracted for the sign
-    bit of a signed ``y``), summed pairwise in a tree whose levels are spread evenly over the
+    operands' registers; the rows ``x & y[i]`` at weight ``2 ** i`` (``y`` the narrower
+    operand; the row of the sign bit of a signed ``y`` subtracted), summed pairwise in a tree whose levels are spread evenly over the
     three registers after them (one add each for an 8-bit ``y``). On ``ecp5`` the first level
     forms the rows inside its carry chains' LUTs (``_pairs``). Sums wrap at the product's
     width (``shape``), which holds the product."""
     x, y = Value.cast(x), Value.cast(y)
+    if len(y) > len(x):                 # fewer rows
+        x, y = y, x
     a = Signal(x.shape(), reset_less=True, name=f"{name}_a")
     b = Signal(y.shape(), reset_less=True, name=f"{name}_b")
     with m.If(en):

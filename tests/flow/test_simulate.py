@@ -48,15 +48,16 @@ def test_cocotb_against_numpy(tmp_path, sim, path, params, device):
     _passes(result)
 
 
-@pytest.mark.parametrize("sim,name,params,dsps", [
-    ("icarus", "gemm_os", {"M": 3, "N": 5, "K": 97}, 7),
-    ("verilator", "gemm_os", {"M": 5, "N": 3, "K": 1}, 0),
-    ("icarus", "gemm_os_int4", {"M": 3, "N": 5, "K": 9}, 0)])
-def test_pes_with_multiplies_in_logic_against_numpy(tmp_path, sim, name, params, dsps):
+@pytest.mark.parametrize("sim,path,params,dsps", [
+    ("icarus", example("gemm_os"), {"M": 3, "N": 5, "K": 97}, 7),
+    ("verilator", example("gemm_os"), {"M": 5, "N": 3, "K": 1}, 0),
+    ("icarus", example("gemm_os_int4"), {"M": 3, "N": 5, "K": 9}, 0),
+    ("verilator", program("gemm_mixed"), {"M": 5, "N": 3, "K": 33}, 4)])
+def test_pes_with_multiplies_in_logic_against_numpy(tmp_path, sim, path, params, dsps):
     """PEs past the DSP budget multiply in CCU2C carry chains, beside PEs on MULT18X18D blocks
-    (``--dsps 7``) or alone (``--dsps 0``), at int8 and int4: the same products, cycles and
-    intervals."""
-    graph = load_design(example(name), params, budget={"dsps": dsps, "luts": 20000})
+    (``--dsps 7``) or alone (``--dsps 0``), at int8, int4 and int8 x int4: the same products,
+    cycles and intervals."""
+    graph = load_design(path, params, budget={"dsps": dsps, "luts": 20000})
     assert len(graph.fabric) == 15 - dsps
     result = simulate(graph, tmp_path, sim=sim, problems=3, device=ECP5)
     # Every PE instance of the hierarchy counted: DSP blocks, and multiplies in logic (each

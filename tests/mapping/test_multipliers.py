@@ -17,7 +17,8 @@ from tests.rtl.test_multiply import Mul
 
 @pytest.mark.parametrize("x,y", [(signed(8), signed(8)), (unsigned(8), unsigned(8)),
                                  (signed(8), signed(4)), (signed(4), signed(4)),
-                                 (signed(8), signed(3)), (signed(16), signed(16))])
+                                 (signed(8), signed(3)), (signed(16), signed(16)),
+                                 (unsigned(3), signed(8)), (signed(4), unsigned(8))])
 def test_the_lut_count_of_a_multiply_in_logic_is_the_packed_netlists(tmp_path, x, y):
     """Yosys's LUT4s and CCU2C halves, and the two CCU2C nextpnr adds to every chain (one
     per chain start: a CCU2C whose carry in is a constant)."""
@@ -31,7 +32,7 @@ def test_the_lut_count_of_a_multiply_in_logic_is_the_packed_netlists(tmp_path, x
     chains = sum(1 for c in cells.values()
                  if c["type"] == "CCU2C" and isinstance(c["connections"]["CIN"][0], str))
     luts = kinds["LUT4"] + 2 * kinds["CCU2C"] + 4 * chains
-    model = fabric_luts(x.width, y.width, y.signed)
+    model = fabric_luts(x.width, y.width, x.signed, y.signed)
     assert abs(model - luts) <= 0.03 * luts, (model, luts)
 
 
