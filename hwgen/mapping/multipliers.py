@@ -38,11 +38,10 @@ def _bits(r):
     return (r[1].bit_length(), False) if r[0] >= 0 else (bits_needed(r), True)
 
 
-def fabric_luts(x, y, x_signed=True, y_signed=True):
-    """LUT4s of an ``x``-bit by ``y``-bit multiply in logic (``rtl.multiply._fabric``: a row
-    per bit of the narrower operand)."""
-    if y > x:
-        x, y, y_signed = y, x, x_signed
+def fabric_luts(x, y):
+    """LUT4s of a multiply in logic of operands ``(bits, signed)`` (``rtl.multiply._fabric``:
+    a row per bit of the narrower operand)."""
+    (x, _), (y, y_signed) = sorted((x, y), reverse=True)
     width = x + y
 
     def chain(bits):

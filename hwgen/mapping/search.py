@@ -104,7 +104,7 @@ def _candidates(grids, folded, lower, pes, array, dsps):
     for inst in base.instances.values():
         per_pe[inst.task] = max(per_pe.get(inst.task, 0), multipliers(inst))
         luts_pe[inst.task] = max(luts_pe.get(inst.task, 0), sum(
-            fabric_luts(x[0], y[0], x[1], y[1]) for x, y in bits.get(inst.name, ())))
+            fabric_luts(x, y) for x, y in bits.get(inst.name, ())))
     cands = []
     for shape in _shapes(folded, pes, array):
         c = _candidate(grids, shape)

@@ -32,7 +32,7 @@ def test_the_lut_count_of_a_multiply_in_logic_is_the_packed_netlists(tmp_path, x
     chains = sum(1 for c in cells.values()
                  if c["type"] == "CCU2C" and isinstance(c["connections"]["CIN"][0], str))
     luts = kinds["LUT4"] + 2 * kinds["CCU2C"] + 4 * chains
-    model = fabric_luts(x.width, y.width, x.signed, y.signed)
+    model = fabric_luts((x.width, x.signed), (y.width, y.signed))
     assert abs(model - luts) <= 0.03 * luts, (model, luts)
 
 
