@@ -128,7 +128,8 @@ def _within_budget(cands, dsps, luts):
         least = min(cands, key=lambda c: (c.luts, c.dsps))
         raise HwgenError(f"no fold fits {dsps} DSP blocks: the smallest takes {least.dsps}"
                          if luts is None else f"no fold fits {dsps} DSP blocks and {luts:,} "
-                         f"LUT for multiplies in logic: the smallest takes ~{least.luts:,} LUT")
+                         f"LUT for multiplies in logic: the smallest takes ~{least.luts:,} LUT; give more "
+                         "(--luts, make ... LUTS=)")
     return fits
 
 
