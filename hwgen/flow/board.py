@@ -334,7 +334,7 @@ def place(top, board, workdir, clock_hz, step, note=""):
         raise HwgenError(f"Yosys wrote no netlist; see {workdir}/yosys.log:\n{tail}")
     pinned = floorplan.pin_multipliers(workdir, "board_top.json", spec["device"])
     step(f"placing and routing at {clock_hz / MHZ:g} MHz (nextpnr)" +
-         (", multipliers pinned as a {}x{} grid".format(*pinned) if pinned else ""))
+         (", the array pinned as a {}x{} grid".format(*pinned) if pinned else ""))
     constraints, placed = (("board_top.lpf", "board_top.config") if family == "ecp5" else
                            ("board_top.pcf", "board_top.asc"))
     report = pnr.place_and_route(workdir, "board_top.json", spec["device"], clock_hz / MHZ,

@@ -35,6 +35,9 @@ class Device:
         DSP blocks, LUT4s, block RAMs, bits per block RAM, I/O pins of the package.
     dsp_sites : tuple of tuple of str
         nextpnr's DSP sites by DSP row, for `floorplan`; empty when multipliers are not pinned.
+    logic_sites : tuple
+        ``(columns, rows)`` of its logic tiles, for `floorplan`'s anchors; empty when none
+        are pinned.
     """
     name: str
     family: str
@@ -45,6 +48,7 @@ class Device:
     bram_bits: int
     pins: int
     dsp_sites: tuple = ()
+    logic_sites: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -98,11 +102,12 @@ _PAIRS = ("a list of [integer, integer]", lambda v: type(v) is list and all(
     type(x) is list and len(x) == 2 and all(type(y) is int for y in x) for x in v))
 _DEVICE = {"family": _STR, "nextpnr": _STRS,
            "capacity": {"dsp": _INT, "luts": _INT, "brams": _INT, "bram_bits": _INT, "pins": _INT},
-           "dsp_sites": {"rows_y": _INTS, "tiles_x": _INTS, "tile_sites": _PAIRS}}
+           "dsp_sites": {"rows_y": _INTS, "tiles_x": _INTS, "tile_sites": _PAIRS},
+           "logic_sites": {"x": _PAIRS, "y": _PAIRS, "skip_y": _INTS}}
 _BOARD = {"platform": _STR, "device": _STR, "bitstream": _STR, "pack": _STRS, "clocks": _PAIRS,
           "oscillator": {"pin": _STR, "mhz": _INT},
           "pins": {"button": _STR, "uart_rx": _STR, "uart_tx": _STR, "leds": _STRS}}
-_OPTIONAL = {"dsp_sites"}
+_OPTIONAL = {"dsp_sites", "logic_sites"}
 
 
 def _read(path, schema):
@@ -138,14 +143,17 @@ def _check(path, table, schema, prefix):
 
 def load_device(path):
     """The `Device` of the file at ``path`` (named after the file); ``dsp_sites`` become ECP5
-    MULT18X18D site names."""
+    MULT18X18D site names, ``logic_sites`` the columns and rows of logic tiles."""
     data = _read(path, _DEVICE)
-    have, sites = data["capacity"], data.get("dsp_sites")
+    have, sites, logic = data["capacity"], data.get("dsp_sites"), data.get("logic_sites")
     rows = () if sites is None else tuple(
         tuple(f"X{x + dx}/Y{y}/MULT18_{n}" for x in sites["tiles_x"] for dx, n in
               sites["tile_sites"]) for y in sites["rows_y"])
+    tiles = () if logic is None else tuple(
+        tuple(v for lo, hi in logic[axis] for v in range(lo, hi + 1)
+              if axis == "x" or v not in logic["skip_y"]) for axis in ("x", "y"))
     return Device(_stem(path), data["family"], tuple(data["nextpnr"]), have["dsp"],
-                  have["luts"], have["brams"], have["bram_bits"], have["pins"], rows)
+                  have["luts"], have["brams"], have["bram_bits"], have["pins"], rows, tiles)
 
 
 def load_board(path):

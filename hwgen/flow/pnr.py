@@ -124,7 +124,7 @@ def timing(workdir, verilog_files, top, device, freq_mhz=None, seeds=(1,), progr
         progress("synthesized")
     pinned = floorplan.pin_multipliers(workdir, netlist, device)
     if progress and pinned:
-        progress("multipliers pinned as a {}x{} grid".format(*pinned))
+        progress("the array pinned as a {}x{} grid".format(*pinned))
     runs, ooc = [], False
     for seed in seeds:
         try:

