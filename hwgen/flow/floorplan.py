@@ -36,6 +36,8 @@ LOGIC_SITES = {d.name: d.logic_sites for d in map(constraints.device, constraint
 
 # A multiplier of a task on a grid: ``<scope.>task_<i>[_<j>].mul<n>``.
 _GRID_MULTIPLIER = re.compile(r"^(?P<task>.*?)(?P<index>(?:_\d+){1,2})\.mul(?P<unit>\d+)$")
+# A carry chain of a multiply in logic (``rtl.multiply._pairs``).
+_IN_LOGIC = re.compile(r"\.mul\d+_r\d+_\d+$")
 # A control line's copy in a task on a grid (``rtl.replica.kept``).
 _GRID_ANCHOR = re.compile(r"^(?P<task>.*?)(?P<index>(?:_\d+){1,2})\.cond_[\d_]+d\d+_ff0$")
 
@@ -133,10 +135,13 @@ def _pin_blocks(cells, device):
 
 
 def _pin_anchors(cells, device):
-    """The anchors of the netlist's one grid of PEs without DSP blocks on logic sites: its
-    ``(rows, cols)``, or None (a grid's first PE may have none: it leads the control lines)."""
-    found = anchors(cells) if device in LOGIC_SITES and not any(
-        c.get("type") == "MULT18X18D" for c in cells.values()) else {}
+    """The anchors of the netlist's one grid of PEs that multiply in logic (and no DSP block)
+    on logic sites: its ``(rows, cols)``, or None (a grid's first PE may have none: it leads
+    the control lines)."""
+    types = {c.get("type") for c in cells.values()}
+    in_logic = any(_IN_LOGIC.search(name) for name in cells)
+    found = anchors(cells) if device in LOGIC_SITES and in_logic and \
+        "MULT18X18D" not in types else {}
     if len(found) != 1:
         return None
     pes = next(iter(found.values()))

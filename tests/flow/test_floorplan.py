@@ -117,8 +117,9 @@ def test_every_logic_column_and_row_has_the_sites_anchors_take(tmp_path):
 
 
 def test_an_array_in_logic_is_anchored_in_its_shape_in_the_middle(tmp_path):
-    """A grid without DSP blocks: one control-line copy per PE (none on the first) on logic
-    sites spaced by the design's logic per PE; a second grid, or DSP blocks, leave it alone."""
+    """A grid that multiplies in logic: one control-line copy per PE (none on the first) on
+    logic sites spaced by the design's logic per PE; a grid without multiplies, or one with
+    DSP blocks, is left alone."""
     names = [f"g0.pe_{r}_{c}.cond_0_{k}_d3_ff0" for r in range(2) for c in range(3)
              for k in (1, 2) if (r, c) != (0, 0)]
     design = _flip_flops(names, [None] * len(names))
@@ -127,6 +128,9 @@ def test_an_array_in_logic_is_anchored_in_its_shape_in_the_middle(tmp_path):
         del cells[n]["attributes"]["BEL"]
     for k in range(6 * 8 * 30 - len(names)):    # 30 logic tiles of flip-flops per PE
         cells[f"ff{k}"] = {"type": "TRELLIS_FF", "attributes": {}}
+    (tmp_path / "none.json").write_text(json.dumps(design))
+    assert floorplan.pin_multipliers(str(tmp_path), "none.json", "ecp5-85k") is None
+    cells["g0.pe_0_0.mul1_r0_0"] = {"type": "CCU2C", "attributes": {}}     # a multiply in logic
     (tmp_path / "n.json").write_text(json.dumps(design))
     assert floorplan.pin_multipliers(str(tmp_path), "n.json", "ecp5-85k") == (2, 3)
     cells = json.loads((tmp_path / "n.json").read_text())["modules"]["top"]["cells"]
