@@ -224,6 +224,7 @@ def cmd_timing(args):
 
 def cmd_bitstream(args):
     from .flow.board import bitstream, board_spec
+    from .flow.timing_run import print_timing
     board_spec(args.board)
     path, t = bitstream(_graph(args), _out_dir(args), args.board, args.selftest, _Steps(5))
     print_timing(t)

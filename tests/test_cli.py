@@ -158,3 +158,12 @@ def test_fusion_prints_each_pair_and_checks_and_simulates_the_stages(tmp_path, c
     assert "runs as 3 designs one after another" in out
     assert "PASS mlp_pipeline" in out and "with the stages run one after another" in out
     assert out.count("PASS mlp_pipeline_stage") == 6        # 3 stages x 2 testbenches
+
+
+@pytest.mark.pnr
+def test_bitstream_prints_its_timing_and_where_it_wrote(tmp_path, capsys):
+    """The smallest design on the iCEBreaker: Yosys, nextpnr and icepack, then the summary."""
+    assert main(["bitstream", example("producer_consumer"), "--params", "N=2", "--board",
+                 "icebreaker", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Fmax" in out and "bitstream: " in out and "UART bridge at" in out
