@@ -83,6 +83,14 @@ def test_bench_rejects_bad_arrays(arrays):
     assert "arrays must look like 8x8, with R*C <= 156 multipliers" in proc.stderr
 
 
+def test_bench_rejects_an_array_in_logic_not_measured_on_dsp_blocks():
+    proc = subprocess.run([sys.executable, BENCH, "--arrays", "4x4", "--logic", "8x8"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "an array in logic is compared with its DSP build: give it in --arrays too" \
+        in proc.stderr, proc.stderr
+
+
 def test_bench_arguments(capsys):
     """--arrays parses RxC (deduplicated, in order); --no-extra; the 156-multiplier cap."""
     bench = _bench_module()

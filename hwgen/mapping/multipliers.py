@@ -12,7 +12,7 @@ count to Yosys's netlist.
 from ..ir.graph import stmt_exprs
 from ..ir.preds import trips_under
 from ..ir.ranges import StreamRanges, bits_needed
-from ..schedule.levels import is_runtime_product
+from ..schedule.levels import is_runtime_product, multipliers
 
 
 def operand_bits(graph):
@@ -49,17 +49,14 @@ def fabric_luts(x, y):
 
     terms, luts = [], 0
     for i in range(0, y, 2):
-        if i + 1 == y and not y_signed:     # an odd row alone: its register's synchronous
+        rows = min(2, y - i)                # two rows a chain; the sign row alone, negated
+        if rows == 1 and not y_signed:      # an odd row alone: its register's synchronous
             terms.append((x, i))            # reset clears it (one LUT for the reset)
             luts += 1
-        elif i + 1 == y:                    # the sign row alone, negated in a chain
-            bits = min(x + 1, width - i)
-            terms.append((bits, i))
-            luts += chain(bits)
-        else:
-            bits = min(x + 2, width - i)
-            terms.append((bits, i))
-            luts += chain(bits)
+            continue
+        bits = min(x + rows, width - i)
+        terms.append((bits, i))
+        luts += chain(bits)
     while len(terms) > 1:
         level = []
         for k in range(0, len(terms) - 1, 2):
@@ -75,12 +72,11 @@ def fabric_luts(x, y):
 def assign(graph, dsps):
     """``graph`` with the instances whose multiplies do not fit the first ``dsps`` DSP blocks
     (in instance order) built in logic (``fabric``)."""
-    counts = operand_bits(graph)
     used, fabric = 0, []
-    for name in graph.instances:
-        n = len(counts.get(name, ()))
+    for inst in graph.instances.values():
+        n = multipliers(inst)
         if used + n <= dsps:
             used += n
         else:
-            fabric.append(name)
+            fabric.append(inst.name)
     return graph.with_(fabric=frozenset(fabric))
