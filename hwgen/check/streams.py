@@ -1,7 +1,10 @@
 """Stream linearity: every stream has one producer and one consumer, and per problem the number
-of puts equals the number of gets (loop trip counts and first/last predicates included)."""
+of puts equals the number of gets (loop trip counts and first/last predicates included). A
+closed stream's count depends on data: its producer closes it once per problem and puts no
+more than its bound unconditionally; the interpreter checks the bound against the data as it
+runs."""
 from ..errors import HwgenError
-from ..ir.graph import StreamOp, stream_ops
+from ..ir.graph import Put, StreamOp, stream_ops
 from ..ir.ranges import executions
 
 
@@ -31,6 +34,9 @@ def check_streams(graph):
             inst, loc, _ = op[StreamOp.GET][0]
             raise HwgenError(f"stream '{name}' is read by {inst.name} but no task puts to it; "
                              "the get would wait forever", loc)
+        if graph.channels[name].bound is not None:
+            _check_closed(graph, graph.channels[name])
+            continue
         if puts != gets:
             pinst, ploc, _ = op[StreamOp.PUT][0]
             ginst, gloc, _ = op[StreamOp.GET][0]
@@ -38,3 +44,26 @@ def check_streams(graph):
                 f"stream '{name}' is unbalanced: {pinst.name} puts {puts} element(s) per problem "
                 f"(line {ploc[1]}) but {ginst.name} gets {gets} (line {gloc[1]}); make the loop "
                 "trip counts around the put and the get agree", ploc)
+
+
+def _check_closed(graph, chan):
+    """A closed stream is closed by its producer, which puts on it unconditionally no more
+    often than its bound per problem."""
+    inst = graph.instances[chan.producer]
+    puts = [(stmt, seg) for seg in inst.segments for stmt in seg.body
+            if isinstance(stmt, Put) and stmt.channel == chan.name]
+    if not any(stmt.close for stmt, _ in puts):
+        raise HwgenError(f"stream '{chan.name}' is read with `for v in ...:` but {inst.name} "
+                         "never closes it: close it (`s.close()`) after its last put, once per "
+                         "problem", puts[0][0].loc)
+    always = [(stmt, executions(stmt.pred, seg.trips)) for stmt, seg in puts
+              if stmt.guard is None and not stmt.close]
+    total = sum(n for _, n in always)
+    if total > chan.bound:
+        seen, past = 0, None            # the put that goes past the bound
+        for stmt, n in always:
+            seen += n
+            past = past or (stmt if seen > chan.bound else None)
+        raise HwgenError(f"stream '{chan.name}' takes at most {chan.bound} values per problem "
+                         f"(its bound), but {inst.name} puts {total} unconditionally; declare "
+                         f"a bound of at least {total}", past.loc)

@@ -154,10 +154,14 @@ class Assign:
 
 @dataclass
 class Put:
+    """Push ``value`` onto ``channel``; with a ``guard`` (on a closed stream) where the guard
+    is nonzero. ``close``: ``s.close()``, the token that ends a closed stream's values."""
     channel: str
     value: object
     pred: tuple = ()
     loc: tuple = None
+    guard: object = None
+    close: bool = False
 
 
 @dataclass
@@ -191,10 +195,12 @@ class Site:
 
 @dataclass
 class Segment:
-    """A perfect loop nest with trip counts ``trips`` (outer first) around ``body``."""
+    """A perfect loop nest with trip counts ``trips`` (outer first) around ``body``. With a
+    ``stream`` (``for v in s:``) the outermost loop runs once per value until its close."""
     trips: tuple
     body: list
     loc: tuple = None
+    stream: str = None
 
     @property
     def iterations(self):
@@ -270,6 +276,11 @@ class Channel:
     @property
     def depth(self):
         return self.type.depth
+
+    @property
+    def bound(self):
+        """The most values per problem of a closed stream, else None."""
+        return self.type.bound
 
 
 @dataclass
@@ -369,6 +380,8 @@ def transform(expr, fn):
 
 def stmt_exprs(stmt):
     """Every expression a statement evaluates, in evaluation order."""
+    if getattr(stmt, "guard", None) is not None:
+        yield from subexprs(stmt.guard)
     if isinstance(stmt, (Write, ArrayWrite)):
         for i in stmt.index:
             yield from subexprs(i)

@@ -58,11 +58,16 @@ def in_range(graph, inputs, input_range, rng, at=None):
     return inputs
 
 
+# The token ``close()`` puts on a closed stream: it takes a place in the stream as a value does.
+CLOSE = "close"
+
+
 class _Machine:
     def __init__(self, graph, arrays, budget):
         self.graph = graph
         self.arrays = arrays
         self.queues = {name: deque() for name in graph.channels}
+        self.sent = dict.fromkeys(graph.channels, 0)    # values put in this problem
         self.budget = budget
         self.moves = 0
 
@@ -75,25 +80,40 @@ class _Machine:
         env[".sums"] = {var: None for var in env[".updates"]}
         for seg in inst.segments:
             for idx in itertools.product(*(range(t) for t in seg.trips)):
+                if seg.stream is not None and not any(idx[1:]):
+                    if (yield from self.closed(seg.stream, seg.loc)):
+                        break
                 for stmt in seg.body:
                     if not pred_holds(stmt.pred, idx, seg.trips):
                         continue
                     yield from self.exec_stmt(inst, stmt, env, idx)
+            else:
+                if seg.stream is not None:      # as many values as the bound: the close next
+                    yield from self.closed(seg.stream, seg.loc)
+
+    def closed(self, chan, loc):
+        """Whether the next element of closed stream ``chan`` is its close (taken)."""
+        q = self.queues[chan]
+        while not q:
+            yield (StreamOp.GET, chan, loc)
+        if q[0] is not CLOSE:
+            return False
+        q.popleft()
+        self.moves += 1
+        return True
 
     def exec_stmt(self, inst, stmt, env, idx):
         if isinstance(stmt, Assign) and stmt.var in env[".sums"]:
             yield from self.accumulate(inst, stmt, env, idx)
             return
+        if isinstance(stmt, Put) and stmt.guard is not None and \
+                not (yield from self.eval(stmt.guard, env, idx)):
+            return
         value = yield from self.eval(stmt.value, env, idx)
         if isinstance(stmt, Assign):
             env[stmt.var] = inst.vars[stmt.var].wrap(value)
         elif isinstance(stmt, Put):
-            chan = self.graph.channels[stmt.channel]
-            q = self.queues[stmt.channel]
-            while len(q) >= chan.depth:
-                yield (StreamOp.PUT, stmt.channel, stmt.loc)
-            q.append(chan.dtype.wrap(value))
-            self.moves += 1
+            yield from self.put(stmt, value)
         elif isinstance(stmt, Write):
             tensor = self.graph.tensors[stmt.tensor]
             index = yield from self.point(inst, tensor.name, tensor.shape, stmt, env, idx)
@@ -101,6 +121,22 @@ class _Machine:
         elif isinstance(stmt, ArrayWrite):
             flat = yield from self.flat_index(inst, stmt.array, stmt, env, idx)
             env[stmt.array][flat] = inst.arrays[stmt.array].dtype.wrap(value)
+
+    def put(self, stmt, value):
+        """``stmt``'s value (or its close) onto its stream, once there is room; a closed
+        stream takes at most its bound of values per problem."""
+        chan = self.graph.channels[stmt.channel]
+        q = self.queues[stmt.channel]
+        if chan.bound is not None and not stmt.close:
+            self.sent[chan.name] += 1
+            if self.sent[chan.name] > chan.bound:
+                raise HwgenError(f"stream '{chan.name}' takes more than its bound of "
+                                 f"{chan.bound} values in one problem; declare a larger bound "
+                                 f"(Stream[{chan.dtype.name}, {chan.depth}, N])", stmt.loc)
+        while len(q) >= chan.depth:
+            yield (StreamOp.PUT, stmt.channel, stmt.loc)
+        q.append(CLOSE if stmt.close else chan.dtype.wrap(value))
+        self.moves += 1
 
     def accumulate(self, inst, stmt, env, idx):
         """An assignment to a float accumulator (``ir.accumulate``): an update adds its term

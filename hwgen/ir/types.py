@@ -119,15 +119,19 @@ def resident(ttype):
 class StreamType:
     """A FIFO channel carrying ``dtype`` with room for ``depth`` elements. A stream of blocks
     (``Stream[int16[4, 4], 2]``) carries each block packed into one element: ``block`` is the
-    block's type and ``dtype`` the packed word (element 0 in the low bits, row-major)."""
+    block's type and ``dtype`` the packed word (element 0 in the low bits, row-major).
+    A stream with a ``bound`` (``Stream[int8, 4, 256]``) is closed: its producer puts up to
+    ``bound`` values per problem, as many as the data decide, and then ``close()``s it; its
+    consumer reads it with ``for v in s:`` until the close."""
     dtype: IntType
     depth: int
     shape: tuple = ()
     block: TensorType = None
+    bound: int = None
 
     def __getitem__(self, shape):
         shape = shape if isinstance(shape, tuple) else (shape,)
-        return StreamType(self.dtype, self.depth, tuple(shape), self.block)
+        return dataclasses.replace(self, shape=tuple(shape))
 
     def packed(self):
         """This type with a block element type replaced by its packed word."""
@@ -137,16 +141,20 @@ class StreamType:
         for d in self.dtype.shape:
             n *= d
         return StreamType(IntType(n * self.dtype.dtype.bits, False), self.depth, self.shape,
-                          self.dtype)
+                          self.dtype, self.bound)
 
 
 class _StreamFactory:
-    """``Stream[int8, 2]`` is a stream type; ``Stream[int8, 2][P0, P1]`` an array of them."""
+    """``Stream[int8, 2]`` is a stream type; ``Stream[int8, 2][P0, P1]`` an array of them;
+    ``Stream[int8, 2, 256]`` a closed stream of at most 256 values per problem."""
 
     def __getitem__(self, args):
         args = args if isinstance(args, tuple) else (args,)
-        dtype, depth = (args + (2,))[:2] if len(args) == 1 else args
-        return StreamType(dtype, depth)
+        if len(args) > 3:
+            raise HwgenError(f"Stream takes an element type, a depth and a bound, as "
+                             f"Stream[int8, 4, 256]; got {len(args)} arguments")
+        dtype, depth, bound = (args + (2, None)[len(args) - 1:])[:3]
+        return StreamType(dtype, depth, bound=bound)
 
 
 Stream = _StreamFactory()

@@ -127,14 +127,18 @@ class TaskLowerer:
             after_end = loops[n + 1] if n + 1 < len(loops) else len(items)
             after = items[li + 1:after_end]
             # Straight-line code that puts (gets) on a stream the loop also puts (gets) on
-            # runs as a segment of its own: a stream takes one element per clock.
-            own_before, own_after = (alone(run, [items[li]]) for run in (before, after))
+            # runs as a segment of its own: a stream takes one element per clock. So does code
+            # beside a loop that reads a closed stream: its last iteration is not known.
+            dynamic = items[li].stream is not None
+            own_before, own_after = (dynamic or alone(run, [items[li]])
+                                     for run in (before, after))
             if own_before:
                 segs += [Segment((), run, loc=fn_loc) for run in stream_runs(before)]
             trips, body = self.nest(items[li], 0)
             body = [predicated(s, Pred("first", 0)) for s in before if not own_before] + \
                 body + [predicated(s, Pred("last", 0)) for s in after if not own_after]
-            segs.append(Segment(tuple(trips), body, loc=self.ctx.parser.loc(items[li].node)))
+            segs.append(Segment(tuple(trips), body, loc=self.ctx.parser.loc(items[li].node),
+                                stream=items[li].stream))
             if own_after:
                 segs += [Segment((), run, loc=fn_loc) for run in stream_runs(after)]
         return segs
@@ -222,8 +226,14 @@ class TaskLowerer:
                 chan = self.streams.channel(s.value.func.value, "put", s)
                 if len(s.value.args) != 1 or s.value.keywords:
                     self.ctx.error("put takes exactly one value: `stream.put(x)`", s)
-                self.branches.unconditional(s, "a stream put", "compute the value with if/else "
-                                            "and put it unconditionally")
+                if chan in self.ctx.closed:
+                    self.ctx.error(f"stream '{chan}' is put after its close(); close it after "
+                                   "its last put", s)
+                if self.ctx.channels[chan].bound is None:
+                    self.branches.unconditional(
+                        s, "a stream put", "compute the value with if/else and put it "
+                        "unconditionally, or declare the stream closed, with the most values "
+                        "per problem (Stream[int8, 4, 256]), and close() it after its last put")
                 if self.ctx.channels[chan].type.block is not None:
                     value = self.blocks.packed(s.value.args[0], chan, s)
                 else:
@@ -232,6 +242,8 @@ class TaskLowerer:
                 return [Put(chan, value, loc=loc)]
             if is_call_to(s.value, "get") and isinstance(s.value.func, ast.Attribute):
                 return self.discarded_get(s, loc)
+            if is_call_to(s.value, "close") and isinstance(s.value.func, ast.Attribute):
+                return [self.streams.close(s, loc)]
             if self.region_call(s):
                 return []
             self.ctx.error(f"unsupported expression statement `{ast.unparse(s)}`; "

@@ -2,15 +2,17 @@
 
 A condition on data is if-converted: both branches run and every assignment in them becomes a
 ``Select`` on the condition (a multiplexer), so the iteration stays one pipeline step; side
-effects whose count would depend on data (stream put/get, tensor writes, loops) are refused
-under it. A condition ``i % m == r`` on a loop variable is periodic instead: each branch runs on
+effects whose count would depend on data (stream gets, tensor writes, loops) are refused
+under it; a put on a closed stream (``StreamType.bound``) runs where the condition holds (its
+``guard``). A condition ``i % m == r`` on a loop variable is periodic instead: each branch runs on
 its own iterations (a ``mod`` predicate), so stream operations and tensor writes may stand in
 it, their count known at compile time.
 """
 import ast
+import dataclasses
 
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, LoopIndex, Neg, Pred,
-                        Select, VarRef, subexprs)
+                        Put, Select, VarRef, subexprs)
 from ..ir.types import uint1
 from .exprs import is_call_to
 from .fold import evaluate, iterations
@@ -190,6 +192,10 @@ def guarded(item, c, polarity, known):
     """``item`` taking effect only where the condition ``c`` has ``polarity``."""
     def pick(new, keep):
         return Select(c, new, keep) if polarity else Select(c, keep, new)
+    if isinstance(item, Put):          # on a closed stream: put where the condition holds
+        guard = c if polarity else BinOp("==", c, Const(0))
+        return dataclasses.replace(item, guard=guard if item.guard is None else
+                                   BinOp("&", item.guard, guard))
     if isinstance(item, Assign):
         if item.var not in known:       # first assigned here: no old value to keep
             return item

@@ -43,6 +43,8 @@ class TaskContext:
     pid_alias: dict = field(default_factory=dict)   # a folded grid index -> its loop's variable
     n_fold: int = 0             # fold loops around the body (the outermost loops)
     inline_env: tuple = ()      # name -> IR expression, one frame per inlined helper call
+    closed: set = field(default_factory=set)        # closed streams this body closed so far
+    read: set = field(default_factory=set)          # closed streams a `for v in s:` read
 
     def __post_init__(self):
         self.name = self.parser.prefix + self.fn.name + \

@@ -251,6 +251,10 @@ class ExprLowerer:
                                "of gets depend on data; get the value unconditionally into a "
                                "local and select with if/else", node)
             chan = self.task.streams.channel(node.func.value, "get", node)
+            if self.ctx.channels[chan].bound is not None:
+                self.ctx.error(f"stream '{chan}' is closed: read it with `for v in "
+                               f"{ast.unparse(node.func.value)}:`, which runs until the "
+                               "producer's close()", node)
             return Get(chan, loc=self.ctx.parser.loc(node))
         if isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "abs"):
             return self.builtin(node, const_only)

@@ -292,6 +292,9 @@ class _RegionParser:
                        "..., Int(bits), a float type or a block such as int16[4, 4]", node)
         if not isinstance(st.depth, int) or st.depth < 1:
             self.error(f"stream depth must be a positive integer, got {st.depth!r}", node)
+        if st.bound is not None and (not isinstance(st.bound, int) or st.bound < 1):
+            self.error(f"a closed stream's bound (the most values per problem) must be a "
+                       f"positive integer, as in Stream[int8, 4, 256]; got {st.bound!r}", node)
         if any(not isinstance(d, int) or d < 1 for d in st.shape):
             self.error(f"stream array shape {list(st.shape)} must be positive integers", node)
 

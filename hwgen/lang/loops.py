@@ -2,7 +2,7 @@
 at compile time, and the loops a folded task runs its virtual grid positions in (``fold``)."""
 import ast
 
-from ..ir.graph import Pred
+from ..ir.graph import Assign, Get, Pred
 from .exprs import is_call_to
 
 
@@ -10,8 +10,8 @@ class Loop:
     """A run-time loop of ``trip`` iterations around ``items``, before ``body.TaskLowerer``
     places it in a segment's loop nest."""
 
-    def __init__(self, trip, items, node):
-        self.trip, self.items, self.node = trip, items, node
+    def __init__(self, trip, items, node, stream=None):
+        self.trip, self.items, self.node, self.stream = trip, items, node, stream
 
 
 def predicated(stmt, pred):
@@ -81,6 +81,9 @@ class LoopLowerer:
     def for_loop(self, s):
         if is_call_to(s.iter, "grid") or is_call_to(s.iter, "reduction"):
             return self.for_loop(self.grid_nest(s))
+        stream = s.iter.value if isinstance(s.iter, ast.Subscript) else s.iter
+        if isinstance(stream, ast.Name) and stream.id in self.ctx.streams:
+            return self.stream_loop(s)
         if not isinstance(s.target, ast.Name):
             self.ctx.error("a for loop needs one loop variable (several with `for i, j in "
                            "grid(M, N)`)", s)
@@ -125,3 +128,43 @@ class LoopLowerer:
             ast.copy_location(body[0], s)
             ast.fix_missing_locations(body[0])
         return body[0]
+
+    def stream_loop(self, s):
+        """``for v in s:`` on a closed stream: the body once per value, ``v`` the value, until
+        the producer's ``close()``; at most the stream's bound times."""
+        ctx = self.ctx
+        if ctx.loops:
+            ctx.error("`for v in s:` runs at the top of a task body, not inside another loop",
+                      s)
+        if not isinstance(s.target, ast.Name):
+            ctx.error("`for v in s:` takes one variable, the value read", s)
+        if s.orelse:
+            ctx.error("for/else is not supported", s)
+        chan = self.task.streams.channel(s.iter, "get", s)
+        channel = ctx.channels[chan]
+        if channel.bound is None:
+            ctx.error(f"`for {s.target.id} in {ast.unparse(s.iter)}:` reads a closed stream: "
+                      "declare the most values per problem, as Stream[int8, 4, 256], and "
+                      "close() it in the producer after its last put; a stream of a fixed "
+                      f"count is read with `for i in range(N): x = {ast.unparse(s.iter)}.get()`",
+                      s)
+        if chan in ctx.read:
+            ctx.error(f"stream '{chan}' is read by a second `for` loop: the first one reads it "
+                      "up to its close, once per problem", s)
+        var = s.target.id
+        if var in ctx.vars or var in ctx.arrays or var in ctx.loops:
+            ctx.error(f"loop variable '{var}' is already a local", s)
+        ctx.read.add(chan)
+        ctx.vars[var] = channel.dtype
+        ctx.assigned.add(var)
+        ctx.loops.append(f"{var}@")         # '@': never a user's name
+        ctx.loop_values.append((0, 1))
+        ctx.trips.append(channel.bound)
+        try:
+            items = [Assign(var, Get(chan, loc=ctx.parser.loc(s)), loc=ctx.parser.loc(s))]
+            items += self.task.block(s.body)
+        finally:
+            ctx.loops.pop()
+            ctx.loop_values.pop()
+            ctx.trips.pop()
+        return Loop(channel.bound, items, s, stream=chan)

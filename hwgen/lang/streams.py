@@ -4,7 +4,7 @@ producer and consumer; in a folded program, the virtual stream each iteration re
 import ast
 import itertools
 
-from ..ir.graph import BinOp, Channel, Const, LoopIndex, Neg, subexprs
+from ..ir.graph import BinOp, Channel, Const, LoopIndex, Neg, Put, subexprs
 from ..ir.types import StreamType
 from .fold import StreamUse, evaluate, iterations
 
@@ -21,6 +21,10 @@ class StreamLowerer:
         """``name[elts]`` in a folded program: record which virtual stream it reaches on
         each fold iteration the enclosing branches allow; a provisional channel name."""
         stype, decl_loc = self.ctx.streams[name]
+        if stype.bound is not None:
+            self.ctx.error(f"stream '{name}' is closed (Stream[..., {stype.bound}]): the "
+                           "interpreter runs closed streams, but folding a task grid onto an "
+                           "array does not build them yet", stmt)
         index = [self.task.exprs.expr(e) for e in elts]
         nodes = [x for e in index for x in subexprs(e)]
         if any(not isinstance(x, (Const, LoopIndex, BinOp, Neg)) or
@@ -88,8 +92,8 @@ class StreamLowerer:
                            f"{list(stype.shape)}", stmt)
         cname = self.ctx.parser.prefix + name + (f"[{','.join(map(str, index))}]" if index else "")
         chan = self.ctx.channels.setdefault(
-            cname, Channel(cname, StreamType(stype.dtype, stype.depth, block=stype.block),
-                           loc=decl_loc))
+            cname, Channel(cname, StreamType(stype.dtype, stype.depth, block=stype.block,
+                                             bound=stype.bound), loc=decl_loc))
         role = "producer" if verb == "put" else "consumer"
         other = getattr(chan, role)
         if other is not None and other != self.ctx.name:
@@ -97,6 +101,26 @@ class StreamLowerer:
                            f"stream connects exactly one producer to one consumer", stmt)
         setattr(chan, role, self.ctx.name)
         return cname
+
+
+    def close(self, s, loc):
+        """``stream.close()``: the token that ends the problem's values on a closed stream,
+        once per problem, after its last put."""
+        call, ctx = s.value, self.ctx
+        chan = self.channel(call.func.value, "put", s)
+        if call.args or call.keywords:
+            ctx.error("close takes no arguments: `stream.close()`", s)
+        if ctx.channels[chan].bound is None:
+            ctx.error(f"stream '{chan}' has a fixed count per problem and is not closed; to "
+                      "close it, declare the most values per problem, as Stream[int8, 4, 256]",
+                      s)
+        if ctx.loops or ctx.conditional:
+            ctx.error(f"stream '{chan}' is closed inside a loop or a run-time condition; close "
+                      "it once per problem, after the loops that put on it", s)
+        if chan in ctx.closed:
+            ctx.error(f"stream '{chan}' is closed twice; close it once per problem", s)
+        ctx.closed.add(chan)
+        return Put(chan, Const(0), loc=loc, close=True)
 
 
 def _index_error(index):

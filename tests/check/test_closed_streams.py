@@ -1,0 +1,175 @@
+"""Closed streams (``Stream[T, depth, bound]``, ``close()``, ``for v in s:``): the language
+and its checks, the interpreter against numpy, and hardware's refusal, each at the line."""
+import textwrap
+
+import numpy as np
+import pytest
+
+from hwgen import HwgenError
+from hwgen.cli import main
+from hwgen.ir.interp import run
+from hwgen.pipeline import load_design, load_module
+from hwgen.schedule import plan
+from tests.conftest import EXAMPLES, example_inputs, golden
+
+DYNAMIC = f"{EXAMPLES}/dynamic"
+
+PRODUCER = """
+for i in range(N):
+    x: int8 = X[i]
+    if x > 0:
+        s.put(x)
+s.close()
+"""
+CONSUMER = """
+total: int32 = 0
+for v in s:
+    total += v
+Y[0] = total
+"""
+
+
+def source(producer=PRODUCER, consumer=CONSUMER, stream="Stream[int8, 2, N]"):
+    """A filter program with the given task bodies (``# LINE`` marks the line an error names);
+    a stream ``t`` where they use one."""
+    def body(text):
+        return textwrap.indent(textwrap.dedent(text).strip("\n"), " " * 12)
+    t = "Stream[int8, 2]" if "t." in producer + consumer else "None"
+    return f"""import hwgen
+from hwgen import Stream, int8, int32
+
+
+def build(N: int = 8):
+    @hwgen.region
+    def filter(X: int8[N], Y: int32[1]):
+        s = {stream}
+        t = {t}
+
+        @hwgen.task
+        def producer():
+{body(producer)}
+
+        @hwgen.task
+        def consumer():
+{body(consumer)}
+
+    return filter
+"""
+
+
+def write(tmp_path, text):
+    path = tmp_path / "prog.py"
+    path.write_text(text)
+    return str(path)
+
+
+def marked(text):
+    return next(n for n, line in enumerate(text.splitlines(), 1) if "# LINE" in line)
+
+
+@pytest.mark.parametrize("name", ["stream_filter", "top_k"])
+def test_examples_equal_numpy_with_empty_and_full_streams(name):
+    """All-minimum and all-maximum inputs give an empty stream in one example and a stream of
+    its full bound in the other."""
+    path = f"{DYNAMIC}/{name}.py"
+    module = load_module(path)
+    for sizes in module.TEST_SIZES:
+        graph = load_design(path, sizes, module=module)
+        for seed, extreme in ((0, True), (1, True), (2, False), (3, False)):
+            inputs = example_inputs(module, graph, seed + (extreme and seed), extreme)
+            out = run(graph, inputs)
+            for key, want in golden(module, graph, inputs).items():
+                assert np.array_equal(out[key], want), (name, sizes, seed)
+
+
+def test_guarded_puts_take_their_branch(tmp_path):
+    producer = """
+    for i in range(N):
+        x: int8 = X[i]
+        if x > 0:
+            s.put(x)
+        elif x < -100:
+            s.put(1)
+        else:
+            pass
+    s.close()
+    """
+    graph = load_design(write(tmp_path, source(producer)))
+    X = np.array([5, -120, 0, -3, 7, -101, 2, -100])
+    assert run(graph, {"X": X})["Y"][0] == 5 + 1 + 7 + 1 + 2
+
+
+def test_hwgen_check_compares_then_names_what_hardware_refuses(capsys):
+    assert main(["check", f"{DYNAMIC}/stream_filter.py", "--params", "N=13"]) == 2
+    out, err = capsys.readouterr()
+    assert "PASS stream_filter" in out
+    assert "stream_filter.py:14: stream 'passed' is closed" in err
+    assert "hardware does not build closed streams yet" in err
+
+
+@pytest.mark.parametrize("producer,consumer,stream,words", [
+    ("for i in range(N):\n    s.put(X[i])  # LINE\n", CONSUMER, None,
+     "never closes it: close it (`s.close()`) after its last put"),
+    (PRODUCER + "s.put(1)  # LINE\n", CONSUMER, None, "'s' is put after its close()"),
+    (PRODUCER + "s.close()  # LINE\n", CONSUMER, None, "'s' is closed twice"),
+    ("for i in range(N):\n    s.put(X[i])\n    s.close()  # LINE\n", CONSUMER, None,
+     "closed inside a loop or a run-time condition"),
+    ("for i in range(N):\n    s.put(X[i])\ns.close()  # LINE\n", CONSUMER, "Stream[int8, 2]",
+     "has a fixed count per problem and is not closed"),
+    ("for i in range(N):\n    s.put(X[i])\n", "total: int32 = 0\nfor v in s:  # LINE\n"
+     "    total += v\nY[0] = total\n", "Stream[int8, 2]",
+     "reads a closed stream: declare the most values per problem"),
+    (PRODUCER, "Y[0] = s.get()  # LINE\n", None, "'s' is closed: read it with `for v in s:`"),
+    (PRODUCER, CONSUMER.replace("Y[0] = total", "for w in s:  # LINE\n    total += w\n"
+                                "Y[0] = total"), None, "is read by a second `for` loop"),
+    (PRODUCER, "total: int32 = 0\nfor i in range(2):\n    for v in s:  # LINE\n"
+     "        total += v\nY[0] = total\n", None, "runs at the top of a task body"),
+    ("for i in range(N):\n    s.put(X[i])\n    s.put(X[i])  # LINE\ns.close()\n", CONSUMER,
+     None, "takes at most 8 values per problem (its bound), but producer puts 16"),
+    (PRODUCER, CONSUMER, "Stream[int8, 2, 0]  # LINE", "bound (the most values per problem)"),
+])
+def test_wrong_closed_streams_are_refused_at_the_line(tmp_path, producer, consumer, stream,
+                                                      words):
+    text = source(producer, consumer, stream or "Stream[int8, 2, N]")
+    with pytest.raises(HwgenError) as e:
+        load_design(write(tmp_path, text))
+    assert words in str(e.value)
+    assert e.value.loc[1] == marked(text), str(e.value)
+
+
+def test_a_stream_type_takes_at_most_three_arguments():
+    from hwgen import Stream, int8
+    with pytest.raises(HwgenError, match=r"as Stream\[int8, 4, 256\]; got 4 arguments"):
+        Stream[int8, 4, 256, 1]
+
+
+def test_more_values_than_the_bound_stop_the_interpreter_at_the_put(tmp_path):
+    text = source(PRODUCER.replace("s.put(x)", "s.put(x)  # LINE"), stream="Stream[int8, 2, 3]")
+    graph = load_design(write(tmp_path, text))
+    assert run(graph, {"X": np.array([1, 2, 3, -1, -1, -1, -1, -1])})["Y"][0] == 6
+    with pytest.raises(HwgenError) as e:
+        run(graph, {"X": np.array([1, 2, 3, 4, -1, -1, -1, -1])})
+    assert "'s' takes more than its bound of 3 values in one problem" in str(e.value)
+    assert e.value.loc[1] == marked(text)
+
+
+def test_a_deadlock_on_data_is_stopped_with_its_streams_named(tmp_path):
+    """The producer waits for ``t`` before it closes ``s``; the consumer puts on ``t`` only
+    after its loop over ``s`` ends: no static check can see it, the interpreter stops it."""
+    producer = PRODUCER.replace("s.close()", "y = t.get()\ns.close()")
+    consumer = CONSUMER.replace("Y[0] = total", "t.put(1)\nY[0] = total")
+    graph = load_design(write(tmp_path, source(producer, consumer)))
+    with pytest.raises(HwgenError) as e:
+        run(graph, {"X": np.arange(8)})
+    assert "deadlock" in str(e.value)
+    assert "consumer waits to get on 's' (empty)" in str(e.value)
+    assert "producer waits to get on 't' (empty)" in str(e.value)
+
+
+@pytest.mark.parametrize("array", [None, (1,)])
+def test_hardware_refuses_closed_streams_at_their_declaration(array):
+    path = f"{DYNAMIC}/stream_filter.py"
+    with pytest.raises(HwgenError) as e:
+        plan(load_design(path, {"N": 5}, array=array))
+    assert "hardware does not build closed streams yet" in str(e.value)
+    assert e.value.loc[1] == 14
