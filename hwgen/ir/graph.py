@@ -23,8 +23,6 @@ BINARY = {
     "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b), "<": lambda a, b: int(a < b),
     "<=": lambda a, b: int(a <= b), ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b),
 }
-BINARY_OPS = tuple(BINARY)
-COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 
 # -- expressions --------------------------------------------------------------------------------
@@ -124,6 +122,14 @@ class Get:
 
 
 @dataclass(frozen=True)
+class More:
+    """Whether closed stream ``channel`` has another value: waits for its next element; 1 for
+    a value (left in the stream), 0 for the close (taken)."""
+    channel: str
+    loc: tuple = field(compare=False, default=None)
+
+
+@dataclass(frozen=True)
 class Read:
     """Read ``tensor[index]``; each index is an expression of loop indices and constants."""
     tensor: str
@@ -132,7 +138,7 @@ class Read:
 
 
 EXPRESSIONS = (Const, LoopIndex, VarRef, BinOp, Neg, Slice, Select, SetSlice, FloatOp, Convert,
-               ArrayRead, Get, Read)
+               ArrayRead, Get, More, Read)
 
 
 class StreamOp(enum.Enum):
@@ -196,11 +202,12 @@ class Site:
 @dataclass
 class Segment:
     """A perfect loop nest with trip counts ``trips`` (outer first) around ``body``. With a
-    ``stream`` (``for v in s:``) the outermost loop runs once per value until its close."""
+    ``cond`` (``while``, ``for v in s:``) the outermost loop runs while it is nonzero, at most
+    ``trips[0]`` times."""
     trips: tuple
     body: list
     loc: tuple = None
-    stream: str = None
+    cond: object = None
 
     @property
     def iterations(self):
@@ -229,33 +236,6 @@ class Tensor:
     @property
     def shape(self):
         return self.type.shape
-
-
-@dataclass
-class TensorView:
-    """A task's view of ``tensor``: with Allo's ``local_A: Ty[M, K] @ Ly`` each instance sees
-    its own shard, indexed from 0; ``layout`` gives, per dimension, the grid axis it is split
-    over (``Sharded``) or ``R``, on a task grid ``grid``."""
-    tensor: Tensor
-    layout: tuple
-    grid: tuple
-
-    def __getattr__(self, name):        # name, dtype, use(), ... are the tensor's
-        return getattr(self.tensor, name)
-
-    @property
-    def shape(self):
-        return tuple(n // self.grid[l.axis] if hasattr(l, "axis") else n
-                     for n, l in zip(self.tensor.shape, self.layout))
-
-    @property
-    def type(self):
-        return TensorType(self.tensor.dtype, self.shape)
-
-    def offsets(self, pid):
-        """Where instance ``pid``'s shard starts, per dimension."""
-        return tuple(pid[l.axis] * n if hasattr(l, "axis") else 0
-                     for n, l in zip(self.shape, self.layout))
 
 
 @dataclass
@@ -392,7 +372,7 @@ def stream_ops(stmt):
     """``(StreamOp, channel, loc)`` of every stream operation of ``stmt``, in execution order:
     its gets while the value is computed, then its put."""
     ops = [(StreamOp.GET, e.channel, e.loc or stmt.loc)
-           for e in stmt_exprs(stmt) if isinstance(e, Get)]
+           for e in stmt_exprs(stmt) if isinstance(e, (Get, More))]
     if isinstance(stmt, Put):
         ops.append((StreamOp.PUT, stmt.channel, stmt.loc))
     return ops

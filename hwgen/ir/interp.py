@@ -13,8 +13,8 @@ import numpy as np
 from ..errors import HwgenError
 from . import accumulate, floats
 from .graph import (BINARY, ArrayRead, ArrayWrite, Assign, BinOp, Const, Convert, FloatOp, Get,
-                    LoopIndex, Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef, Write,
-                    pred_holds)
+                    LoopIndex, More, Neg, Put, Read, Select, SetSlice, Slice, StreamOp, VarRef,
+                    Write, pred_holds)
 from .types import FloatType
 
 def check_inputs(graph, inputs):
@@ -68,6 +68,7 @@ class _Machine:
         self.arrays = arrays
         self.queues = {name: deque() for name in graph.channels}
         self.sent = dict.fromkeys(graph.channels, 0)    # values put in this problem
+        self.ended = set()          # closed streams whose close was read in this problem
         self.budget = budget
         self.moves = 0
 
@@ -79,28 +80,27 @@ class _Machine:
         env[".updates"] = accumulate.accumulators(inst)
         env[".sums"] = {var: None for var in env[".updates"]}
         for seg in inst.segments:
-            for idx in itertools.product(*(range(t) for t in seg.trips)):
-                if seg.stream is not None and not any(idx[1:]):
-                    if (yield from self.closed(seg.stream, seg.loc)):
-                        break
-                for stmt in seg.body:
-                    if not pred_holds(stmt.pred, idx, seg.trips):
-                        continue
-                    yield from self.exec_stmt(inst, stmt, env, idx)
-            else:
-                if seg.stream is not None:      # as many values as the bound: the close next
-                    yield from self.closed(seg.stream, seg.loc)
+            if seg.cond is None:
+                for idx in itertools.product(*(range(t) for t in seg.trips)):
+                    yield from self.iteration(inst, seg, env, idx)
+                continue
+            # A loop whose count depends on data: ``cond`` before each outer iteration.
+            inner = list(itertools.product(*(range(t) for t in seg.trips[1:])))
+            for n in itertools.count():
+                if not (yield from self.eval(seg.cond, env, (n,) + inner[0])):
+                    break
+                if n == seg.trips[0]:
+                    raise HwgenError(f"in task {inst.name}: the loop runs more than its "
+                                     f"{seg.trips[0]} iterations per problem; declare more "
+                                     "(max_iterations=, or the stream's bound)", seg.loc)
+                for rest in inner:
+                    yield from self.iteration(inst, seg, env, (n,) + rest)
 
-    def closed(self, chan, loc):
-        """Whether the next element of closed stream ``chan`` is its close (taken)."""
-        q = self.queues[chan]
-        while not q:
-            yield (StreamOp.GET, chan, loc)
-        if q[0] is not CLOSE:
-            return False
-        q.popleft()
-        self.moves += 1
-        return True
+    def iteration(self, inst, seg, env, idx):
+        """The statements of ``seg`` whose predicates hold at loop indices ``idx``."""
+        for stmt in seg.body:
+            if pred_holds(stmt.pred, idx, seg.trips):
+                yield from self.exec_stmt(inst, stmt, env, idx)
 
     def exec_stmt(self, inst, stmt, env, idx):
         if isinstance(stmt, Assign) and stmt.var in env[".sums"]:
@@ -137,6 +137,28 @@ class _Machine:
             yield (StreamOp.PUT, stmt.channel, stmt.loc)
         q.append(CLOSE if stmt.close else chan.dtype.wrap(value))
         self.moves += 1
+
+    def take(self, e, inst):
+        """A get (the next value) or a ``More`` (1 before a value, 0 for the close, taken) on
+        ``e.channel``, once an element is there; reading past the close is an error."""
+        q = self.queues[e.channel]
+        if e.channel in self.ended:
+            raise HwgenError(f"in task {inst.name}: stream '{e.channel}' is read after its "
+                             "close in this problem", e.loc)
+        while not q:
+            yield (StreamOp.GET, e.channel, e.loc)
+        if isinstance(e, More) and q[0] is not CLOSE:
+            return 1
+        if isinstance(e, Get) and q[0] is CLOSE:
+            raise HwgenError(f"in task {inst.name}: a get on stream '{e.channel}' finds its "
+                             "close: the producer put fewer values; test "
+                             f"`{e.channel}.more()` before the get", e.loc)
+        self.moves += 1
+        value = q.popleft()
+        if value is CLOSE:
+            self.ended.add(e.channel)
+            return 0
+        return value
 
     def accumulate(self, inst, stmt, env, idx):
         """An assignment to a float accumulator (``ir.accumulate``): an update adds its term
@@ -229,12 +251,8 @@ class _Machine:
             shape = self.graph.tensors[e.tensor].shape
             index = yield from self.point(env[".instance"], e.tensor, shape, e, env, idx)
             return int(self.arrays[e.tensor][index])
-        if isinstance(e, Get):
-            q = self.queues[e.channel]
-            while not q:
-                yield (StreamOp.GET, e.channel, e.loc)
-            self.moves += 1
-            return q.popleft()
+        if isinstance(e, (Get, More)):
+            return (yield from self.take(e, env[".instance"]))
         raise TypeError(f"unknown expression {e!r}")
 
     def run(self):
@@ -249,6 +267,7 @@ class _Machine:
                     del running[name]
                     self.moves += 1
             if not running:
+                self.drained()
                 return
             if self.moves == moved:
                 # Every instance had its turn and none could push, pop or finish.
@@ -260,12 +279,24 @@ class _Machine:
         raise HwgenError(f"interpreter stopped after {self.budget} scheduling rounds: "
                          + self.describe(running, waiting))
 
+    def drained(self):
+        """At the end of a problem every stream is empty: a closed one read to its close."""
+        for name, q in self.queues.items():
+            if q:
+                chan = self.graph.channels[name]
+                raise HwgenError(f"stream '{name}' still holds {len(q)} element(s) at the end of "
+                                 f"the problem: {chan.consumer} reads a closed stream to its "
+                                 "close (`for v in s:`, or `s.more()` until it is 0)", chan.loc)
+
     def describe(self, running, waiting):
         parts = []
         for name in sorted(running):
             op, chan, _ = waiting.get(name, (None, None, None))
             depth = self.graph.channels[chan].depth if chan else 0
             state = "empty" if op is StreamOp.GET else f"full ({depth} of {depth})"
+            other = chan and self.graph.channels[chan].consumer
+            if op is StreamOp.PUT and other not in running:
+                state += f"; {other} has finished the problem without reading it to its close"
             parts.append(f"{name} waits to {op.value if op else 'run'} on '{chan}' ({state})")
         return "; ".join(parts)
 

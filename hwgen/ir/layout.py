@@ -7,10 +7,10 @@ the shard indices; an element's address inside its bank is row-major over the sh
 import math
 from dataclasses import dataclass
 
-from .graph import (ArrayRead, ArrayWrite, BinOp, Const, LoopIndex, Neg, Read, Segment, Write,
-                    coexist, stmt_exprs, trips_under)
+from .graph import (ArrayRead, ArrayWrite, BinOp, Const, LoopIndex, Neg, Read, Segment, Tensor,
+                    Write, coexist, stmt_exprs, trips_under)
 from .interval import arith, negate
-from .types import Sharded
+from .types import Sharded, TensorType
 
 
 @dataclass(frozen=True)
@@ -161,3 +161,30 @@ def tensor_accesses(graph):
                 for e in stmt_exprs(stmt):
                     if isinstance(e, Read):
                         yield e.tensor, inst, seg, e.index, e.loc or stmt.loc
+
+
+@dataclass
+class TensorView:
+    """A task's view of ``tensor``: with Allo's ``local_A: Ty[M, K] @ Ly`` each instance sees
+    its own shard, indexed from 0; ``layout`` gives, per dimension, the grid axis it is split
+    over (``Sharded``) or ``R``, on a task grid ``grid``."""
+    tensor: Tensor
+    layout: tuple
+    grid: tuple
+
+    def __getattr__(self, name):        # name, dtype, use(), ... are the tensor's
+        return getattr(self.tensor, name)
+
+    @property
+    def shape(self):
+        return tuple(n // self.grid[l.axis] if hasattr(l, "axis") else n
+                     for n, l in zip(self.tensor.shape, self.layout))
+
+    @property
+    def type(self):
+        return TensorType(self.tensor.dtype, self.shape)
+
+    def offsets(self, pid):
+        """Where instance ``pid``'s shard starts, per dimension."""
+        return tuple(pid[l.axis] * n if hasattr(l, "axis") else 0
+                     for n, l in zip(self.shape, self.layout))

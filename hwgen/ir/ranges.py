@@ -133,8 +133,11 @@ class Ranges:
         return result
 
     def accumulation(self, name, steps, start):
-        """The range of ``name`` after all the terms ``steps`` add between two restarts."""
+        """The range of ``name`` after all the terms ``steps`` add between two restarts (its
+        type's in a loop whose count depends on data: no bound, and nothing to warn of)."""
         dtype = self.inst.vars[name]
+        if any(seg.cond is not None for _, seg, _ in steps):
+            return type_range(dtype)
         restarts = sum(executions(x.pred, xseg.trips) for x, xseg in self.assigns[name]
                        if accumulated_term(x.value, name) is None)
         bound, terms, span = list(start), 0, None

@@ -129,7 +129,7 @@ class TaskLowerer:
             # Straight-line code that puts (gets) on a stream the loop also puts (gets) on
             # runs as a segment of its own: a stream takes one element per clock. So does code
             # beside a loop that reads a closed stream: its last iteration is not known.
-            dynamic = items[li].stream is not None
+            dynamic = items[li].cond is not None
             own_before, own_after = (dynamic or alone(run, [items[li]])
                                      for run in (before, after))
             if own_before:
@@ -138,7 +138,7 @@ class TaskLowerer:
             body = [predicated(s, Pred("first", 0)) for s in before if not own_before] + \
                 body + [predicated(s, Pred("last", 0)) for s in after if not own_after]
             segs.append(Segment(tuple(trips), body, loc=self.ctx.parser.loc(items[li].node),
-                                stream=items[li].stream))
+                                cond=items[li].cond))
             if own_after:
                 segs += [Segment((), run, loc=fn_loc) for run in stream_runs(after)]
         return segs
@@ -230,10 +230,7 @@ class TaskLowerer:
                     self.ctx.error(f"stream '{chan}' is put after its close(); close it after "
                                    "its last put", s)
                 if self.ctx.channels[chan].bound is None:
-                    self.branches.unconditional(
-                        s, "a stream put", "compute the value with if/else and put it "
-                        "unconditionally, or declare the stream closed, with the most values "
-                        "per problem (Stream[int8, 4, 256]), and close() it after its last put")
+                    self.streams.counted(chan, "put", s)
                 if self.ctx.channels[chan].type.block is not None:
                     value = self.blocks.packed(s.value.args[0], chan, s)
                 else:
@@ -255,6 +252,9 @@ class TaskLowerer:
         if isinstance(s, ast.For):
             self.branches.unconditional(s, "a loop", "move the condition inside the loop body")
             return [self.loops.for_loop(s)]
+        if isinstance(s, ast.While):
+            self.branches.unconditional(s, "a loop", "move the condition inside the loop body")
+            return [self.loops.while_loop(s)]
         if isinstance(s, ast.If):
             cond = self.exprs.const_value(s.test)
             if cond is not None:

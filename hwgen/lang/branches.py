@@ -11,8 +11,8 @@ it, their count known at compile time.
 import ast
 import dataclasses
 
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, LoopIndex, Neg, Pred,
-                        Put, Select, VarRef, subexprs)
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, LoopIndex, More, Neg,
+                        Pred, Put, Read, Select, VarRef, subexprs)
 from ..ir.types import uint1
 from .exprs import is_call_to
 from .fold import evaluate, iterations
@@ -198,7 +198,19 @@ def guarded(item, c, polarity, known):
                                    BinOp("&", item.guard, guard))
     if isinstance(item, Assign):
         if item.var not in known:       # first assigned here: no old value to keep
-            return item
+            # but a stream read, or a tensor read at an index computed at run time, only where
+            # the condition holds
+            return Assign(item.var, pick(item.value, Const(0)), item.pred, item.loc) \
+                if _reads_on_data(item.value) else item
         return Assign(item.var, pick(item.value, VarRef(item.var)), item.pred, item.loc)
     keep = ArrayRead(item.array, item.index, loc=item.loc)
     return ArrayWrite(item.array, item.index, pick(item.value, keep), item.pred, item.loc)
+
+
+def _reads_on_data(value):
+    """Whether ``value`` reads a stream (``get``, ``more``) or a tensor's element at an index
+    computed at run time (which hardware does not build)."""
+    static = (Const, LoopIndex, BinOp, Neg)
+    return any(isinstance(x, (Get, More)) or isinstance(x, Read) and any(
+        not isinstance(y, static) for i in x.index for y in subexprs(i))
+        for x in subexprs(value))

@@ -45,6 +45,7 @@ class TaskContext:
     inline_env: tuple = ()      # name -> IR expression, one frame per inlined helper call
     closed: set = field(default_factory=set)        # closed streams this body closed so far
     read: set = field(default_factory=set)          # closed streams a `for v in s:` read
+    dynamic: bool = False       # in a loop whose count depends on data
 
     def __post_init__(self):
         self.name = self.parser.prefix + self.fn.name + \

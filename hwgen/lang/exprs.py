@@ -10,9 +10,9 @@ import inspect
 import warnings
 
 from ..errors import HwgenWarning
-from ..ir.graph import (BINARY, ArrayRead, BinOp, Const, FloatOp, Get, LoopIndex, Neg, Read,
-                        Select, Slice, TensorView, VarRef, subexprs)
-from ..ir.layout import affine, index_bounds
+from ..ir.graph import (BINARY, ArrayRead, BinOp, Const, FloatOp, Get, LoopIndex, More, Neg,
+                        Read, Select, Slice, VarRef, subexprs)
+from ..ir.layout import TensorView, affine, index_bounds
 from ..ir.types import float32
 from .numeric import FLOAT_OPS, Literal
 from .row_major import row_major
@@ -246,16 +246,19 @@ class ExprLowerer:
                 raise NotConst()
             if node.args or node.keywords:
                 self.ctx.error("get takes no arguments: `x = stream.get()`", node)
-            if self.ctx.conditional:
-                self.ctx.error("a stream get under a run-time condition would make the number "
-                               "of gets depend on data; get the value unconditionally into a "
-                               "local and select with if/else", node)
             chan = self.task.streams.channel(node.func.value, "get", node)
-            if self.ctx.channels[chan].bound is not None:
-                self.ctx.error(f"stream '{chan}' is closed: read it with `for v in "
-                               f"{ast.unparse(node.func.value)}:`, which runs until the "
-                               "producer's close()", node)
+            if self.ctx.channels[chan].bound is None:
+                self.task.streams.counted(chan, "get", node)
             return Get(chan, loc=self.ctx.parser.loc(node))
+        if is_call_to(node, "more") and isinstance(node.func, ast.Attribute):
+            if const_only:
+                raise NotConst()
+            chan = self.task.streams.channel(node.func.value, "get", node)
+            if node.args or node.keywords or self.ctx.channels[chan].bound is None:
+                self.ctx.error("`s.more()` takes no arguments and asks a closed stream "
+                               "(Stream[int8, 4, 256]) whether another value comes before its "
+                               "close", node)
+            return More(chan, loc=self.ctx.parser.loc(node))
         if isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "abs"):
             return self.builtin(node, const_only)
         if is_call_to(node, "exp"):

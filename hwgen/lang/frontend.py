@@ -14,7 +14,8 @@ import textwrap
 import warnings
 
 from ..errors import HwgenError, HwgenTypeError, HwgenWarning
-from ..ir.graph import Graph, Tensor, TensorView
+from ..ir.graph import Graph, Tensor
+from ..ir.layout import TensorView
 from ..ir.types import IntType, StreamType, TensorType
 from .body import TaskLowerer
 from .exprs import is_call_to

@@ -2,7 +2,7 @@
 at compile time, and the loops a folded task runs its virtual grid positions in (``fold``)."""
 import ast
 
-from ..ir.graph import Assign, Get, Pred
+from ..ir.graph import Assign, Get, More, Pred
 from .exprs import is_call_to
 
 
@@ -10,8 +10,8 @@ class Loop:
     """A run-time loop of ``trip`` iterations around ``items``, before ``body.TaskLowerer``
     places it in a segment's loop nest."""
 
-    def __init__(self, trip, items, node, stream=None):
-        self.trip, self.items, self.node, self.stream = trip, items, node, stream
+    def __init__(self, trip, items, node, cond=None):
+        self.trip, self.items, self.node, self.cond = trip, items, node, cond
 
 
 def predicated(stmt, pred):
@@ -133,13 +133,8 @@ class LoopLowerer:
         """``for v in s:`` on a closed stream: the body once per value, ``v`` the value, until
         the producer's ``close()``; at most the stream's bound times."""
         ctx = self.ctx
-        if ctx.loops:
-            ctx.error("`for v in s:` runs at the top of a task body, not inside another loop",
-                      s)
         if not isinstance(s.target, ast.Name):
             ctx.error("`for v in s:` takes one variable, the value read", s)
-        if s.orelse:
-            ctx.error("for/else is not supported", s)
         chan = self.task.streams.channel(s.iter, "get", s)
         channel = ctx.channels[chan]
         if channel.bound is None:
@@ -157,14 +152,44 @@ class LoopLowerer:
         ctx.read.add(chan)
         ctx.vars[var] = channel.dtype
         ctx.assigned.add(var)
-        ctx.loops.append(f"{var}@")         # '@': never a user's name
+        loc = ctx.parser.loc(s)
+        return self.dynamic_loop(s, channel.bound, More(chan, loc),
+                                 [Assign(var, Get(chan, loc=loc), loc=loc)])
+
+    def while_loop(self, s):
+        """``while hwgen.bounded(cond, max_iterations=N):``: the body while ``cond`` holds,
+        tested before each iteration, at most N times."""
+        ctx, test = self.ctx, s.test
+        if not is_call_to(test, "bounded"):
+            ctx.error("a while loop declares the most iterations it runs per problem: write "
+                      f"`while hwgen.bounded({ast.unparse(test)}, max_iterations=N):`", s)
+        args = list(test.args) + [k.value for k in test.keywords if k.arg == "max_iterations"]
+        if len(args) != 2 or any(k.arg != "max_iterations" for k in test.keywords):
+            ctx.error("write `while hwgen.bounded(cond, max_iterations=N):`", s)
+        bound = self.task.exprs.const_value(args[1])
+        if not isinstance(bound, int) or bound < 1:
+            ctx.error(f"max_iterations must be a positive compile-time integer, got "
+                      f"`{ast.unparse(args[1])}`", s)
+        return self.dynamic_loop(s, bound, self.task.exprs.expr(args[0]), [])
+
+    def dynamic_loop(self, s, bound, cond, head):
+        """A loop whose count depends on data: ``head`` then the body of ``s``, while ``cond``
+        holds, at most ``bound`` times; at the top of a task body."""
+        ctx = self.ctx
+        if ctx.loops:
+            ctx.error("a loop whose count depends on data (`while`, `for v in s:`) runs at the "
+                      "top of a task body, not inside another loop", s)
+        if s.orelse:
+            ctx.error("while/else and for/else are not supported", s)
+        ctx.loops.append("dynamic@")         # '@': never a user's name
         ctx.loop_values.append((0, 1))
-        ctx.trips.append(channel.bound)
+        ctx.trips.append(bound)
+        ctx.dynamic = True
         try:
-            items = [Assign(var, Get(chan, loc=ctx.parser.loc(s)), loc=ctx.parser.loc(s))]
-            items += self.task.block(s.body)
+            items = head + self.task.block(s.body)
         finally:
             ctx.loops.pop()
             ctx.loop_values.pop()
             ctx.trips.pop()
-        return Loop(channel.bound, items, s, stream=chan)
+            ctx.dynamic = False
+        return Loop(bound, items, s, cond=cond)

@@ -1,5 +1,5 @@
 """What a task body writes that hwgen compiles rather than runs: ``@task``, ``get_pid()``,
-``exp()`` and the ``meta_*`` blocks. Called from Python, each says so."""
+``exp()``, ``bounded()`` and the ``meta_*`` blocks. Called from Python, each says so."""
 from ..errors import HwgenError
 
 
@@ -13,6 +13,14 @@ def get_pid():
     """Inside a task body: the instance's grid position, one index per grid axis."""
     raise HwgenError("hwgen.get_pid() only has a meaning inside a @hwgen.task body, "
                      "which hwgen compiles instead of running")
+
+
+def bounded(cond, max_iterations):
+    """Inside a task body: ``while bounded(cond, max_iterations=N):`` runs while ``cond``
+    holds, at most N times per problem."""
+    raise HwgenError("hwgen.bounded() only has a meaning inside a @hwgen.task body, as "
+                     "`while hwgen.bounded(cond, max_iterations=N):`; hwgen compiles it "
+                     "instead of running it")
 
 
 def _meta(name):

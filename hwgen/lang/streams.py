@@ -103,6 +103,19 @@ class StreamLowerer:
         return cname
 
 
+    def counted(self, chan, verb, node):
+        """A put or get on a stream of a fixed count runs a number of times known at compile
+        time: not under a run-time condition, nor in a loop whose count depends on data."""
+        where = "under a run-time condition" if self.ctx.conditional else \
+            "in a loop whose count depends on data" if self.ctx.dynamic else None
+        if where:
+            self.ctx.error(f"a {verb} on stream '{chan}' {where} would run a number of times "
+                           "that depends on data; compute the value with if/else and "
+                           f"{verb} it unconditionally, or declare the stream closed, with the "
+                           "most values per problem (Stream[int8, 4, 256]): its producer "
+                           "close()s it, its consumer reads it with `for v in s:` or "
+                           "`while s.more():`", node)
+
     def close(self, s, loc):
         """``stream.close()``: the token that ends the problem's values on a closed stream,
         once per problem, after its last put."""

@@ -1,5 +1,6 @@
-"""Closed streams (``Stream[T, depth, bound]``, ``close()``, ``for v in s:``): the language
-and its checks, the interpreter against numpy, and hardware's refusal, each at the line."""
+"""Dynamic dataflow: closed streams (``Stream[T, depth, bound]``, ``close()``, ``for v in s:``,
+``s.more()``) and ``while`` loops, in the language and its checks, the interpreter against
+numpy, and hardware's refusal, each at the line."""
 import textwrap
 
 import numpy as np
@@ -67,10 +68,10 @@ def marked(text):
     return next(n for n, line in enumerate(text.splitlines(), 1) if "# LINE" in line)
 
 
-@pytest.mark.parametrize("name", ["stream_filter", "top_k"])
+@pytest.mark.parametrize("name", ["stream_filter", "top_k", "histogram", "merge", "spmv", "bfs"])
 def test_examples_equal_numpy_with_empty_and_full_streams(name):
-    """All-minimum and all-maximum inputs give an empty stream in one example and a stream of
-    its full bound in the other."""
+    """All-minimum and all-maximum inputs give empty streams (an empty graph, empty rows) in
+    some examples and streams of their full bound in others."""
     path = f"{DYNAMIC}/{name}.py"
     module = load_module(path)
     for sizes in module.TEST_SIZES:
@@ -119,11 +120,21 @@ def test_hwgen_check_compares_then_names_what_hardware_refuses(capsys):
     ("for i in range(N):\n    s.put(X[i])\n", "total: int32 = 0\nfor v in s:  # LINE\n"
      "    total += v\nY[0] = total\n", "Stream[int8, 2]",
      "reads a closed stream: declare the most values per problem"),
-    (PRODUCER, "Y[0] = s.get()  # LINE\n", None, "'s' is closed: read it with `for v in s:`"),
     (PRODUCER, CONSUMER.replace("Y[0] = total", "for w in s:  # LINE\n    total += w\n"
                                 "Y[0] = total"), None, "is read by a second `for` loop"),
     (PRODUCER, "total: int32 = 0\nfor i in range(2):\n    for v in s:  # LINE\n"
      "        total += v\nY[0] = total\n", None, "runs at the top of a task body"),
+    (PRODUCER, "n: int32 = 0\nwhile n < 3:  # LINE\n    n += 1\nfor v in s:\n    n += v\n"
+     "Y[0] = n\n", None, "write `while hwgen.bounded(n < 3, max_iterations=N):`"),
+    (PRODUCER, "n: int32 = 0\nwhile hwgen.bounded(n < 3, max_iterations=N - 9):  # LINE\n"
+     "    n += 1\nfor v in s:\n    n += v\nY[0] = n\n", None,
+     "max_iterations must be a positive compile-time integer, got `N - 9`"),
+    (PRODUCER, "n: int32 = 0\nfor v in s:\n    n += v\n    t.put(v)  # LINE\nY[0] = n\n"
+     "for i in range(2):\n    t.get()\n", None,
+     "a put on stream 't' in a loop whose count depends on data would run"),
+    (PRODUCER + "t.put(1)\n", "n: int32 = t.more()  # LINE\nfor v in s:\n    n += v\n"
+     "Y[0] = n\n", None,
+     "asks a closed stream (Stream[int8, 4, 256]) whether another value comes"),
     ("for i in range(N):\n    s.put(X[i])\n    s.put(X[i])  # LINE\ns.close()\n", CONSUMER,
      None, "takes at most 8 values per problem (its bound), but producer puts 16"),
     (PRODUCER, CONSUMER, "Stream[int8, 2, 0]  # LINE", "bound (the most values per problem)"),
@@ -135,6 +146,69 @@ def test_wrong_closed_streams_are_refused_at_the_line(tmp_path, producer, consum
         load_design(write(tmp_path, text))
     assert words in str(e.value)
     assert e.value.loc[1] == marked(text), str(e.value)
+
+
+def test_a_while_loop_stops_at_its_max_iterations(tmp_path):
+    consumer = """
+    total: int32 = 0
+    n: int32 = 0
+    for v in s:
+        total += v
+    while hwgen.bounded(n < total, max_iterations=4):  # LINE
+        n += 1
+    Y[0] = n
+    """
+    text = source(consumer=consumer)
+    graph = load_design(write(tmp_path, text))
+    assert run(graph, {"X": np.array([1, 3, 0, 0, 0, 0, 0, 0])})["Y"][0] == 4
+    with pytest.raises(HwgenError) as e:
+        run(graph, {"X": np.array([1, 4, 0, 0, 0, 0, 0, 0])})
+    assert "the loop runs more than its 4 iterations per problem" in str(e.value)
+    assert e.value.loc[1] == marked(text)
+
+
+
+def test_hardware_refuses_a_while_loop_at_its_line(tmp_path):
+    text = """import hwgen
+from hwgen import int8, int32
+
+
+def build(N: int = 4):
+    @hwgen.region
+    def count(X: int8[N], Y: int32[1]):
+        @hwgen.task
+        def counter():
+            n: int32 = 0
+            while hwgen.bounded(n < X[0], max_iterations=127):  # LINE
+                n += 1
+            Y[0] = n
+
+    return count
+"""
+    graph = load_design(write(tmp_path, text))
+    assert run(graph, {"X": np.array([5, 0, 0, 0])})["Y"][0] == 5
+    with pytest.raises(HwgenError, match="does not build it yet") as e:
+        plan(graph)
+    assert e.value.loc[1] == marked(text)
+
+
+def test_a_get_in_a_branch_reads_only_where_the_branch_runs(tmp_path):
+    """``if c: x = s.get()`` with ``x`` first assigned there: the get runs where ``c`` holds."""
+    consumer = """
+    total: int32 = 0
+    more: uint1 = s.more()
+    while hwgen.bounded(more, max_iterations=N + 1):
+        if more:
+            x: int32 = s.get()
+            total += x
+        more = s.more()
+    Y[0] = total
+    """
+    text = source(consumer=consumer).replace("import Stream, int8, int32",
+                                             "import Stream, int8, int32, uint1")
+    graph = load_design(write(tmp_path, text))
+    for X in (np.arange(8) - 3, np.full(8, -1), np.full(8, 5)):
+        assert run(graph, {"X": X})["Y"][0] == X[X > 0].sum()
 
 
 def test_a_stream_type_takes_at_most_three_arguments():
@@ -150,6 +224,29 @@ def test_more_values_than_the_bound_stop_the_interpreter_at_the_put(tmp_path):
     with pytest.raises(HwgenError) as e:
         run(graph, {"X": np.array([1, 2, 3, 4, -1, -1, -1, -1])})
     assert "'s' takes more than its bound of 3 values in one problem" in str(e.value)
+    assert e.value.loc[1] == marked(text)
+
+
+def test_reading_a_closed_stream_wrongly_stops_the_interpreter(tmp_path):
+    """A get that finds the close, a read after the close, values left at the end."""
+    text = source(consumer="Y[0] = s.get()  # LINE\n")
+    graph = load_design(write(tmp_path, text))
+    with pytest.raises(HwgenError) as e:
+        run(graph, {"X": np.full(8, -1)})
+    assert "a get on stream 's' finds its close: the producer put fewer values" in str(e.value)
+    assert e.value.loc[1] == marked(text)
+    with pytest.raises(HwgenError, match=r"'s' still holds 1 element\(s\) at the end of the "
+                                         r"problem: consumer reads a closed stream to its close"):
+        run(graph, {"X": np.array([1] + [-1] * 7)})
+    with pytest.raises(HwgenError, match=r"producer waits to put on 's' \(full \(2 of 2\); "
+                                         "consumer has finished the problem without reading it"):
+        run(graph, {"X": np.full(8, 1)})
+    text = source(consumer=CONSUMER.replace("Y[0] = total", "y: int8 = s.more()  # LINE\n"
+                                                            "Y[0] = total"))
+    graph = load_design(write(tmp_path, text))
+    with pytest.raises(HwgenError) as e:
+        run(graph, {"X": np.arange(8)})
+    assert "stream 's' is read after its close in this problem" in str(e.value)
     assert e.value.loc[1] == marked(text)
 
 

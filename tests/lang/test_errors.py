@@ -32,7 +32,7 @@ CASES = [
     ("const_overflow", "300 does not fit 'x' of type int8"),
     ("meta_if_runtime", "must be decidable at compile time"),
     ("meta_else_alone", "must directly follow a meta_if"),
-    ("get_under_runtime_if", "stream get under a run-time condition"),
+    ("get_under_runtime_if", "a get on stream 's' under a run-time condition would run"),
     ("array_read_after_write", "read after it is written in the same loop iteration"),
     ("array_rewrite_own", "written from its own elements after a write in the same loop"),
     ("exp_arguments", "use exp(x), x a float"),
