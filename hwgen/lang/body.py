@@ -251,10 +251,11 @@ class TaskLowerer:
             return self.assigns.assign(s, loc)
         if isinstance(s, ast.For):
             self.branches.unconditional(s, "a loop", "move the condition inside the loop body")
-            return [self.loops.for_loop(s)]
+            loop = self.loops.for_loop(s)
+            return loop if isinstance(loop, list) else [loop]
         if isinstance(s, ast.While):
             self.branches.unconditional(s, "a loop", "move the condition inside the loop body")
-            return [self.loops.while_loop(s)]
+            return self.loops.while_loop(s)
         if isinstance(s, ast.If):
             cond = self.exprs.const_value(s.test)
             if cond is not None:

@@ -2,7 +2,9 @@
 at compile time, and the loops a folded task runs its virtual grid positions in (``fold``)."""
 import ast
 
-from ..ir.graph import Assign, Get, More, Pred
+from ..ir.graph import Assign, BinOp, Const, Get, More, Pred, VarRef
+from ..ir.types import uint1
+from . import jumps
 from .exprs import is_call_to
 
 
@@ -174,22 +176,33 @@ class LoopLowerer:
 
     def dynamic_loop(self, s, bound, cond, head):
         """A loop whose count depends on data: ``head`` then the body of ``s``, while ``cond``
-        holds, at most ``bound`` times; at the top of a task body."""
-        ctx = self.ctx
+        holds, at most ``bound`` times; at the top of a task body. With ``break`` or
+        ``continue`` (``jumps``), their flags start cleared before it."""
+        ctx, body, before = self.ctx, s.body, []
         if ctx.loops:
             ctx.error("a loop whose count depends on data (`while`, `for v in s:`) runs at the "
                       "top of a task body, not inside another loop", s)
         if s.orelse:
             ctx.error("while/else and for/else are not supported", s)
-        ctx.loops.append("dynamic@")         # '@': never a user's name
+        if jumps.has_jump(body):
+            line = ctx.parser.loc(s)[1]
+            brk, cont = f"break@{line}", f"continue@{line}"     # '@': never a user's name
+            for var in (brk, cont):
+                ctx.vars[var] = uint1
+                ctx.assigned.add(var)
+                before.append(Assign(var, Const(0), loc=ctx.parser.loc(s)))
+            head = head + [Assign(cont, Const(0), loc=ctx.parser.loc(s))]
+            body = jumps.rewrite(body, brk, cont)
+            cond = BinOp("&", BinOp("!=", cond, Const(0)), BinOp("==", VarRef(brk), Const(0)))
+        ctx.loops.append("dynamic@")
         ctx.loop_values.append((0, 1))
         ctx.trips.append(bound)
         ctx.dynamic = True
         try:
-            items = head + self.task.block(s.body)
+            items = head + self.task.block(body)
         finally:
             ctx.loops.pop()
             ctx.loop_values.pop()
             ctx.trips.pop()
             ctx.dynamic = False
-        return Loop(bound, items, s, cond=cond)
+        return before + [Loop(bound, items, s, cond=cond)]

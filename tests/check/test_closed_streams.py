@@ -168,6 +168,54 @@ def test_a_while_loop_stops_at_its_max_iterations(tmp_path):
 
 
 
+SCAN = """import hwgen
+from hwgen import int8, int32
+
+
+def build(N: int = 6):
+    @hwgen.region
+    def scan(X: int8[N], Y: int32[2]):
+        @hwgen.task
+        def scanner():
+            i: int32 = 0
+            total: int32 = 0
+            found: int32 = -1
+            while hwgen.bounded(i < N, max_iterations=N):
+                x: int32 = X[i]
+                i += 1
+                if x == 0:
+                    continue
+                if x < 0:
+                    found = i - 1
+                    break
+                total += x
+            Y[0] = total
+            Y[1] = found
+
+    return scan
+"""
+
+
+def test_break_and_continue_in_a_while_loop(tmp_path):
+    graph = load_design(write(tmp_path, SCAN))
+    for X in ([1, 0, 2, -3, 4, 0], [0, 0, 0, 0, 0, 0], [5, 6, 0, 7, 8, 9], [-1, 2, 3, 4, 5, 6]):
+        X = np.array(X)
+        negative = np.flatnonzero(X < 0)
+        end = negative[0] if negative.size else len(X)
+        want = [X[:end].sum(), negative[0] if negative.size else -1]
+        assert list(run(graph, {"X": X})["Y"]) == want, X
+
+
+def test_a_break_in_an_inner_loop_stays_unsupported(tmp_path):
+    text = SCAN.replace("                if x == 0:\n                    continue\n",
+                        "                for k in range(2):\n"
+                        "                    break  # LINE\n")
+    with pytest.raises(HwgenError) as e:
+        load_design(write(tmp_path, text))
+    assert "unsupported Python construct in a task body: break" in str(e.value)
+    assert e.value.loc[1] == marked(text)
+
+
 def test_hardware_refuses_a_while_loop_at_its_line(tmp_path):
     text = """import hwgen
 from hwgen import int8, int32
