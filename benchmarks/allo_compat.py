@@ -1,7 +1,7 @@
 """make allo: Allo's own dataflow tests, run on hwgen with only their import lines changed.
 
 Takes a checkout of cornell-zhang/allo (``--allo``; the issue's commit is a098603f), rewrites
-the import lines of every ``tests/dataflow/test_*.py`` (``import allo`` -> ``import hwgen.allo
+the import lines of every ``tests/dataflow/**/test_*.py`` (``import allo`` -> ``import hwgen.allo
 as allo``, ``from allo.X import`` -> ``from hwgen.allo.X import``, ...; nothing else), runs them
 under pytest and, with ``--rtl``, runs every region the tests simulate also as generated RTL
 on Verilator. Prints one row per test (passed, failed with the first error line, skipped) and
@@ -32,13 +32,15 @@ def port_line(line):
 
 
 def port(src_dir, dst_dir):
-    """Copy the test files of ``src_dir`` to ``dst_dir`` with their imports ported."""
-    dst_dir.mkdir(parents=True, exist_ok=True)
-    files = sorted(src_dir.glob("test_*.py"))
+    """Copy the test files of ``src_dir`` and its sub-folders (``sparse/``, ...) to the same
+    places under ``dst_dir`` with their imports ported; their paths, relative."""
+    files = sorted(src_dir.rglob("test_*.py"))
     for f in files:
         text = "\n".join(port_line(line) for line in f.read_text().splitlines()) + "\n"
-        (dst_dir / f.name).write_text(text)
-    return [f.name for f in files]
+        dst = dst_dir / f.relative_to(src_dir)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_text(text)
+    return [str(f.relative_to(src_dir)) for f in files]
 
 
 def run_pytest(test_dir, rtl_log, timeout, python=sys.executable):
@@ -50,8 +52,10 @@ def run_pytest(test_dir, rtl_log, timeout, python=sys.executable):
                PATH=os.path.dirname(python) + os.pathsep + os.environ.get("PATH", ""))
     if rtl_log:
         env["HWGEN_ALLO_RTL"] = str(rtl_log)
+    # importlib: sub-folders hold test files of one name (aie/test_vector.py, aie2/...)
     subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                    "--continue-on-collection-errors", f"--junitxml={xml}", str(test_dir)],
+                    "--import-mode=importlib", "--continue-on-collection-errors",
+                    f"--junitxml={xml}", str(test_dir)],
                    cwd=test_dir, env=env, timeout=timeout, check=False,
                    stdout=subprocess.DEVNULL)
     rows = []
@@ -81,6 +85,10 @@ def classify(message, version):
     """Why a test failed, in a few words (``version``: the Python that ran it)."""
     if "needs a vendor tool" in message:
         return "needs Vitis HLS (the simulator part passed)"
+    if "backend.aie" in message:
+        return "an AIE test: needs AMD's AIE tools and backend"
+    if "No module named 'torch'" in message:
+        return "needs PyTorch"
     if "ModuleNotFoundError" in message or "has no attribute" in message:
         return "uses Allo internals hwgen does not serve"
     if "SyntaxError" in message:

@@ -28,9 +28,13 @@ def test_port_copies_every_test_file(tmp_path):
     src.mkdir(parents=True)
     (src / "test_a.py").write_text("import allo\nimport numpy as np\nA = allo.grid(2, 2)\n")
     (src / "helper.py").write_text("import allo\n")
-    assert allo_compat.port(src, tmp_path / "out") == ["test_a.py"]
+    (src / "sparse").mkdir()
+    (src / "sparse" / "test_b.py").write_text("from allo.ir.types import int128\n")
+    assert allo_compat.port(src, tmp_path / "out") == ["sparse/test_b.py", "test_a.py"]
     assert (tmp_path / "out" / "test_a.py").read_text() == \
         "import hwgen.allo as allo\nimport numpy as np\nA = allo.grid(2, 2)\n"
+    assert (tmp_path / "out" / "sparse" / "test_b.py").read_text() == \
+        "from hwgen.allo.ir.types import int128\n"
 
 
 @pytest.mark.parametrize("argv,words", [([], "give --allo PATH"),

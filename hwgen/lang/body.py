@@ -11,7 +11,8 @@ import warnings
 
 from ..errors import HwgenError, HwgenWarning
 from ..ir.element_sums import hold_element_sums
-from ..ir.graph import ArrayWrite, Assign, Instance, Pred, Put, Segment
+from ..ir.graph import (ArrayWrite, Assign, BinOp, Const, Instance, LoopIndex, Neg, Pred,
+                        Put, Segment, VarRef, subexprs)
 from ..ir.layout import WIDE_REGISTER_LIMIT
 from ..ir.static_locals import fold_static_indices
 from .assign import AssignLowerer
@@ -217,7 +218,22 @@ class TaskLowerer:
     # -- statements -------------------------------------------------------------------------
 
     def stmt(self, s):
-        """The items of statement ``s``, from the lowerer of its kind."""
+        """The items of statement ``s``, from the lowerer of its kind; the locals it assigns
+        a sum of products of loop variables, locals and constants (``x = (k + 1) * 32 - 1``)
+        keep that expression in ``ctx.defs`` until what it reads is assigned again (bit slice
+        bounds a constant apart, ``slices``)."""
+        items = self._stmt(s)
+        ctx = self.ctx
+        for item in (x for x in items if isinstance(x, Assign)):
+            ctx.defs = {k: d for k, d in ctx.defs.items() if k != item.var and not any(
+                isinstance(x, VarRef) and x.name == item.var for x in subexprs(d))}
+            if not (item.pred or ctx.conditional or ctx.context) and all(
+                    isinstance(x, (Const, LoopIndex, VarRef, BinOp, Neg)) and
+                    getattr(x, "op", "+") in "+-*" for x in subexprs(item.value)):
+                ctx.defs[item.var] = item.value
+        return items
+
+    def _stmt(self, s):
         loc = self.ctx.parser.loc(s)
         if isinstance(s, ast.Expr):
             if isinstance(s.value, ast.Constant):

@@ -46,6 +46,7 @@ class TaskContext:
     closed: set = field(default_factory=set)        # closed streams this body closed so far
     read: set = field(default_factory=set)          # closed streams a `for v in s:` read
     dynamic: bool = False       # in a loop whose count depends on data
+    defs: dict = field(default_factory=dict)        # local -> the sum of products it holds
 
     def __post_init__(self):
         self.name = self.parser.prefix + self.fn.name + \

@@ -12,8 +12,9 @@ import warnings
 from ..errors import HwgenWarning
 from ..ir.graph import (BINARY, ArrayRead, BinOp, Const, FloatOp, Get, LoopIndex, More, Neg,
                         Read, Select, Slice, VarRef, subexprs)
-from ..ir.layout import TensorView, affine, index_bounds
+from ..ir.layout import TensorView, index_bounds
 from ..ir.types import float32
+from . import slices
 from .numeric import FLOAT_OPS, Literal
 from .row_major import row_major
 
@@ -323,29 +324,8 @@ class ExprLowerer:
                            "than written; get the value into a local first", node)
 
     def slice_bounds(self, base, node):
-        """``(start, stop, offset)`` of a bit slice ``base[a:b]`` or ``base[a]``: constant bounds,
-        or bounds affine in the loop indices a constant apart (``x[8*i:8*i+8]``), the run-time
-        part in ``offset``."""
-        width, sl = self.ctx.vars[base].bits, node.slice
-        if isinstance(sl, ast.Slice) and sl.step is not None:
-            self.ctx.error("bit slices take no step", node)
-        lower, upper = (sl.lower, sl.upper) if isinstance(sl, ast.Slice) else (sl, None)
-        lo = Const(0) if lower is None else self.expr(lower)
-        hi = Const(width) if isinstance(sl, ast.Slice) and upper is None else \
-            BinOp("+", lo, Const(1)) if upper is None else self.expr(upper)
-        a, b = affine(lo), affine(hi)
-        if a is None or b is None or a[0] != b[0]:
-            self.ctx.error("bit slice bounds must be compile-time constants, or affine in the "
-                           "loop variables with a constant width (`x[8 * i:8 * i + 8]`)", node)
-        if b[1] <= a[1]:
-            self.ctx.error(f"bit slice [{ast.unparse(sl)}] is empty: its end must be above its "
-                           "start", node)
-        span = index_bounds(lo, tuple(self.ctx.trips))
-        start, stop = span[0], span[1] + b[1] - a[1]
-        if not 0 <= start <= span[1] < stop <= width:
-            self.ctx.error(f"bit slice [{ast.unparse(sl)}] reaches bits {start}..{stop - 1}, "
-                           f"outside '{base}' ({width} bits)", node)
-        return (start, stop, None) if not a[0] else (0, b[1] - a[1], lo)
+        """``(start, stop, offset)`` of a bit slice of local ``base`` (``lang.slices``)."""
+        return slices.bounds(self, base, node)
 
     def tensor_index(self, name, tensor, sl, node):
         """The index into ``tensor`` (or a shard view of it) of ``name[sl]``, ``name`` the

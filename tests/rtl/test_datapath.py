@@ -113,6 +113,13 @@ def test_bit_slices_at_run_time_offsets(params):
     _equals_its_reference("runtime_bit_slices", params, 5)
 
 
+@pytest.mark.parametrize("params", [{"N": 3}, {"N": 1}])
+def test_bit_slice_bounds_held_in_locals(params):
+    """Allo's ``lsb: index = k * 32``, ``msb: index = (k + 1) * 32 - 1`` around an int128
+    word, packed in a loop and unpacked at an index from a stream: bit for bit numpy's."""
+    _equals_its_reference("slice_bounds_in_locals", params, 3)
+
+
 @pytest.mark.parametrize("params", [{"M": 3, "N": 4}, {"M": 1, "N": 1}, {"M": 2, "N": 7}])
 def test_branches_on_a_loop_variable_period(params):
     """Puts, gets and tensor writes under ``if j % 2 == 0`` / ``if j % 3 != 1``: each branch

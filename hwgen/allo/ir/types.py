@@ -4,6 +4,7 @@ from ...ir.types import (Int, Stream, UInt, bfloat16, float16, float32,  # noqa:
                          uint64)
 
 bool = uint1            # noqa: A001 -- Allo's name for a one-bit value
+int128, uint128 = Int(128), UInt(128)   # as wide as Allo's packed words
 index = int32           # loop indices and address arithmetic, as Allo's `index`
 
 
