@@ -102,7 +102,6 @@ class StreamLowerer:
         setattr(chan, role, self.ctx.name)
         return cname
 
-
     def counted(self, chan, verb, node):
         """A put or get on a stream of a fixed count runs a number of times known at compile
         time: not under a run-time condition, nor in a loop whose count depends on data."""
@@ -114,7 +113,7 @@ class StreamLowerer:
                            f"{verb} it unconditionally, or declare the stream closed, with the "
                            "most values per problem (Stream[int8, 4, 256]): its producer "
                            "close()s it, its consumer reads it with `for v in s:` or "
-                           "`while s.more():`", node)
+                           "`s.more()`", node)
 
     def close(self, s, loc):
         """``stream.close()``: the token that ends the problem's values on a closed stream,
