@@ -9,6 +9,7 @@ from ..ir.ranges import hardware_ranges
 from . import host_timing
 from .in_out import split_in_out
 from .levels import Levels
+from .masked import masked
 from .kinds import member_kinds
 from .recurrences import spaced
 from .ports import FifoPort, plan_ports
@@ -129,6 +130,7 @@ def plan(graph, lanes=None):
         Elements per host beat: one number for every port, a dict per tensor name, or None to
         choose per tensor the fewest lanes that let loading and draining keep up with compute.
     """
+    graph = masked(graph)
     halves = split_in_out(graph)
     if halves is not graph:
         check_support(graph)        # the in-out rules see the tensor whole

@@ -14,7 +14,6 @@ from .in_out import check_in_out
 
 def check_support(graph):
     """Raise ``HwgenError`` for the first construct of ``graph`` hardware cannot build yet."""
-    _static_streams(graph)
     for inst in graph.instances.values():
         _static_indices(inst)
         _tensor_writes(inst)
@@ -22,23 +21,6 @@ def check_support(graph):
         _float_support(inst)
         _array_ports(inst)
     check_in_out(graph)
-
-
-def _static_streams(graph):
-    """Hardware runs loops and streams whose counts are fixed at compile time: a closed
-    stream (``Stream[T, depth, bound]``) or a ``while`` runs in the interpreter only."""
-    for chan in graph.channels.values():
-        if chan.bound is not None:
-            raise HwgenError(f"stream '{chan.name}' is closed (its count depends on data, at "
-                             f"most {chan.bound} values per problem): the interpreter runs it "
-                             "(`hwgen check` compares it with reference()), but hardware does "
-                             "not build closed streams yet", chan.loc)
-    for inst in graph.instances.values():
-        for seg in inst.segments:
-            if seg.cond is not None:
-                raise HwgenError(f"in task {inst.name}: the interpreter runs a loop whose count "
-                                 "depends on data (`hwgen check` compares it with reference()), "
-                                 "but hardware does not build it yet", seg.loc)
 
 
 def _static_indices(inst):

@@ -1,0 +1,127 @@
+"""Closed streams in hardware, as streams of a fixed count: every put a slot.
+
+A closed stream (``Stream[T, depth, bound]``) carries, per problem, as many values as the data
+decide. Hardware carries it as a stream of slots, one per put its producer may make, and one
+for the close: a slot holds the value, a bit that says whether the put was made (its guard
+held) and a bit that marks the close. The producer puts every slot unconditionally; the
+consumer's ``for v in s:`` loop runs once per slot, its statements taking effect on the slots
+that hold a value (each assignment a select on that bit, as under a run-time ``if``). The
+graph that results has static counts only, so the schedule stays exact: a problem takes the
+same cycles whatever the data. ``masked(graph)`` is the identity for a graph without closed
+streams; what hardware does not build yet of the dynamic subset (``while``, ``s.more()``, a
+``break``, a tensor write inside such a loop) is refused here at its line.
+"""
+import dataclasses
+
+from ..errors import HwgenError
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, More, Put, Select,
+                        Slice, VarRef, Write, stmt_exprs)
+from ..ir.ranges import executions
+from ..ir.types import IntType, StreamType, UInt, uint1
+
+
+def masked(graph):
+    """``graph`` with each closed stream carried as slots (the module docstring); ``graph``
+    itself when it has none."""
+    closed = {name: c for name, c in graph.channels.items() if c.bound is not None}
+    loops = [(inst, seg) for inst in graph.instances.values() for seg in inst.segments
+             if seg.cond is not None]
+    for inst, seg in loops:
+        if not isinstance(seg.cond, More) or seg.cond.channel not in closed:
+            raise HwgenError(f"in task {inst.name}: hardware builds `for v in s:` on a closed "
+                             "stream, and no other loop whose count depends on data yet "
+                             "(`while`, `break`, `continue`: the interpreter runs them)", seg.loc)
+    if not closed:
+        return graph
+    for inst in graph.instances.values():
+        for seg in inst.segments:
+            for k, stmt in enumerate(seg.body):
+                read = [e for e in stmt_exprs(stmt) if isinstance(e, More) or
+                        isinstance(e, Get) and e.channel in closed]
+                if read and (seg.cond is None or k > 0):     # not the loop's own get
+                    raise HwgenError(f"in task {inst.name}: hardware reads a closed stream with "
+                                     "`for v in s:` only yet (`s.get()` and `s.more()` on it: "
+                                     "the interpreter runs them)", read[0].loc or stmt.loc)
+    for name, c in closed.items():
+        if not isinstance(c.dtype, IntType) or c.type.block is not None:
+            raise HwgenError(f"hardware builds closed streams of integers yet, not of "
+                             f"{c.dtype!r}", c.loc)
+    slots = {name: _slots(graph.instances[c.producer], name) for name, c in closed.items()}
+    channels = {name: dataclasses.replace(c, type=StreamType(UInt(c.dtype.bits + 2), c.depth))
+                if name in closed else c for name, c in graph.channels.items()}
+    instances = {name: _instance(inst, closed, slots) for name, inst in graph.instances.items()}
+    return graph.with_(channels=channels, instances=instances)
+
+
+def _slots(producer, channel):
+    """Slots of ``channel`` per problem: each put its producer may make, and the close."""
+    return sum(executions(s.pred, seg.trips) for seg in producer.segments for s in seg.body
+               if isinstance(s, Put) and s.channel == channel)
+
+
+def _instance(inst, closed, slots):
+    """``inst`` with its puts on closed streams made slots, and its ``for v in s:`` loops run
+    once per slot."""
+    segments, known, variables = [], set(), dict(inst.vars)
+    for gi, seg in enumerate(inst.segments):
+        body = seg.body
+        if seg.cond is not None:
+            seg, body = _slot_loop(inst, gi, seg, closed[seg.cond.channel], known, variables,
+                                   slots[seg.cond.channel])
+        body = [_slot_put(s, closed[s.channel]) if isinstance(s, Put) and s.channel in closed
+                else s for s in body]
+        segments.append(dataclasses.replace(seg, body=body))
+        known |= {s.var for s in body if isinstance(s, Assign)}
+    return dataclasses.replace(inst, segments=segments, vars=variables)
+
+
+def _slot_put(put, chan):
+    """A put on a closed stream as an unconditional put of its slot: the value's bits, a bit
+    for whether the put is made, and for the close a bit above them."""
+    bits = chan.dtype.bits
+    if put.close:
+        value = Const(1 << (bits + 1))
+    else:
+        made = Const(1) if put.guard is None else BinOp("!=", put.guard, Const(0))
+        value = BinOp("|", BinOp("&", put.value, Const((1 << bits) - 1)),
+                      BinOp("<<", made, Const(bits)))
+    return dataclasses.replace(put, value=value, guard=None, close=False)
+
+
+def _slot_loop(inst, gi, seg, chan, known, variables, count):
+    """``for v in s:`` as a loop over the slots of ``s``: its first statement takes the slot,
+    the others take effect where the slot holds a value; ``known``: locals assigned before."""
+    head, rest = seg.body[0], seg.body[1:]
+    if not (isinstance(head, Assign) and isinstance(head.value, Get) and
+            head.value.channel == chan.name):
+        raise HwgenError(f"in task {inst.name}: hardware builds a loop over a closed stream "
+                         "as `for v in s:` (each value taken first), not this one yet (the "
+                         "interpreter runs it)", seg.loc)
+    slot, valid = f"slot@{gi}", f"valid@{gi}"       # '@': never a user's name
+    bits = chan.dtype.bits
+    variables[slot], variables[valid] = UInt(bits + 2), uint1
+    pred = head.pred
+    body = [Assign(slot, Get(chan.name, loc=head.value.loc), pred, head.loc),
+            Assign(valid, Slice(VarRef(slot), bits, bits + 1), pred, head.loc),
+            Assign(head.var, Slice(VarRef(slot), 0, bits), pred, head.loc)]
+    on = VarRef(valid)
+    for s in rest:
+        if isinstance(s, Write):
+            raise HwgenError(f"in task {inst.name}: hardware writes tensors after a `for v in "
+                             "s:` loop, not inside it yet: keep the value in a local and write "
+                             "it after the loop", s.loc)
+        body.append(_on_values(s, on, known | {head.var}))
+    trips = (count,) + tuple(seg.trips[1:])
+    return dataclasses.replace(seg, trips=trips, cond=None), body
+
+
+def _on_values(s, on, known):
+    """Statement ``s`` taking effect where ``on`` (the slot holds a value) is 1."""
+    if isinstance(s, Put):
+        guard = on if s.guard is None else BinOp("&", on, BinOp("!=", s.guard, Const(0)))
+        return dataclasses.replace(s, guard=guard)
+    if isinstance(s, ArrayWrite):
+        return dataclasses.replace(s, value=Select(on, s.value, ArrayRead(s.array, s.index)))
+    if s.var not in known:          # first assigned in the loop: read only after, in it
+        return s
+    return dataclasses.replace(s, value=Select(on, s.value, VarRef(s.var)))

@@ -1,0 +1,84 @@
+"""Closed streams in hardware (``schedule.masked``): a slot per possible put and one for the
+close, the consumer's ``for v in s:`` once per slot; equal to the interpreter's dynamic run,
+in the interpreter and in cocotb with random back-pressure, at exact cycles."""
+import numpy as np
+import pytest
+
+from hwgen import HwgenError
+from hwgen.check.reference import call_reference
+from hwgen.flow.simulate import simulate, summary
+from hwgen.ir.interp import run
+from hwgen.pipeline import load_design, load_module
+from hwgen.schedule import plan
+from hwgen.schedule.masked import masked
+from tests.check.test_closed_streams import CONSUMER, DYNAMIC, PRODUCER, marked, source, write
+from tests.conftest import example, random_inputs
+
+BUILT = [("stream_filter", {"N": 16}), ("stream_filter", {"N": 97}), ("top_k", {"N": 16}),
+         ("top_k", {"N": 33})]
+
+
+def test_a_graph_without_closed_streams_is_left_as_it_is():
+    graph = load_design(example("gemm_os"), {"M": 2, "N": 3, "K": 4})
+    assert masked(graph) is graph
+
+
+@pytest.mark.parametrize("name,params", BUILT)
+def test_slots_compute_what_the_dynamic_program_does(name, params):
+    """Empty streams (every element filtered out), full ones (every element passed) and
+    random ones, in the interpreter: the slotted graph equals the program and its numpy
+    reference."""
+    path = f"{DYNAMIC}/{name}.py"
+    module, graph = load_module(path), load_design(path, params)
+    slotted = masked(graph)
+    assert all(c.bound is None for c in slotted.channels.values())
+    for inputs in [{"X": np.full(params["N"], v)} for v in (-128, 127, 0, 2)] + \
+            [random_inputs(graph, seed) for seed in range(4)]:
+        want = call_reference(module.reference, graph, inputs)
+        for got in (run(graph, inputs), run(slotted, inputs)):
+            assert all(np.array_equal(got[k], want[k]) for k in want), inputs
+
+
+@pytest.mark.parametrize("sim,name,params", [("icarus", *case) for case in BUILT] +
+                         [("verilator", "top_k", {"N": 33})])
+def test_cocotb_with_random_back_pressure(tmp_path, sim, name, params):
+    """Problem 0 is all-minimum: an empty stream for the filter, a full one for top-k."""
+    graph = load_design(f"{DYNAMIC}/{name}.py", params)
+    result = simulate(graph, tmp_path, sim=sim, problems=3)
+    text = "\n".join(summary(result))
+    assert result["failed"] == 0 and result["total"] == 2, text
+    tests = result["tests"]
+    assert tests["no_stall"]["cycles"][0] == result["design"].expected_cycles, text
+    assert tests["no_stall"]["intervals"] == [result["design"].interval_cycles] * 2, text
+
+
+@pytest.mark.parametrize("consumer,words", [
+    ("total: int32 = 0\nwhile hwgen.bounded(s.more(), max_iterations=N):  # LINE\n"
+     "    total += s.get()\nY[0] = total\n",
+     "hardware builds a loop over a closed stream as `for v in s:` (each value taken "
+     "first)"),
+    ("total: int32 = 0\nn: int32 = 0\nfor v in s:\n    total += v\n"
+     "while hwgen.bounded(n < total, max_iterations=N):  # LINE\n    n += 1\nY[0] = n\n",
+     "hardware builds `for v in s:` on a closed stream, and no other loop"),
+    ("total: int32 = 0\nfor v in s:  # LINE\n    if v > 3:\n        break\n    total += v\n"
+     "Y[0] = total\n", "no other loop whose count depends on data yet"),
+    ("total: int32 = 0\nfor v in s:\n    total += v\n    Y[0] = total  # LINE\n",
+     "hardware writes tensors after a `for v in s:` loop, not inside it yet"),
+])
+def test_what_hardware_does_not_build_yet_is_refused_at_the_line(tmp_path, consumer, words):
+    text = source(PRODUCER, consumer)
+    graph = load_design(write(tmp_path, text))
+    run(graph, {"X": np.arange(8) - 4})         # the interpreter runs each
+    with pytest.raises(HwgenError) as e:
+        plan(graph)
+    assert words in str(e.value)
+    assert e.value.loc[1] == marked(text), str(e.value)
+
+
+def test_a_get_on_a_closed_stream_outside_its_loop_is_refused(tmp_path):
+    text = source(PRODUCER, "first: int32 = s.get()  # LINE\n" + CONSUMER.replace(
+        "total: int32 = 0", "total: int32 = first"))
+    with pytest.raises(HwgenError) as e:
+        plan(load_design(write(tmp_path, text)))
+    assert "hardware reads a closed stream with `for v in s:` only yet" in str(e.value)
+    assert e.value.loc[1] == marked(text)
