@@ -5,7 +5,8 @@ decide. Hardware carries it as a stream of slots, one per put its producer may m
 for the close: a slot holds the value, a bit that says whether the put was made (its guard
 held) and a bit that marks the close. The producer puts every slot unconditionally; the
 consumer's ``for v in s:`` loop runs once per slot, its statements taking effect on the slots
-that hold a value (each assignment a select on that bit, as under a run-time ``if``). The
+that hold a value (each assignment a select on that bit, as under a run-time ``if``; ``v`` is 0
+on the others, and an array written there is written at element 0 with its own value). The
 graph that results has static counts only, so the schedule stays exact: a problem takes the
 same cycles whatever the data. ``masked(graph)`` is the identity for a graph without closed
 streams; what hardware does not build yet of the dynamic subset (``while``, ``s.more()``, a
@@ -15,7 +16,7 @@ import dataclasses
 
 from ..errors import HwgenError
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, More, Put, Select,
-                        Slice, VarRef, Write, stmt_exprs)
+                        Slice, VarRef, Write, stmt_exprs, subexprs)
 from ..ir.ranges import executions
 from ..ir.types import IntType, StreamType, UInt, uint1
 
@@ -103,7 +104,8 @@ def _slot_loop(inst, gi, seg, chan, known, variables, count):
     pred = head.pred
     body = [Assign(slot, Get(chan.name, loc=head.value.loc), pred, head.loc),
             Assign(valid, Slice(VarRef(slot), bits, bits + 1), pred, head.loc),
-            Assign(head.var, Slice(VarRef(slot), 0, bits), pred, head.loc)]
+            Assign(head.var, Select(VarRef(valid), Slice(VarRef(slot), 0, bits), Const(0)),
+                   pred, head.loc)]
     on = VarRef(valid)
     for s in rest:
         if isinstance(s, Write):
@@ -120,8 +122,12 @@ def _on_values(s, on, known):
     if isinstance(s, Put):
         guard = on if s.guard is None else BinOp("&", on, BinOp("!=", s.guard, Const(0)))
         return dataclasses.replace(s, guard=guard)
-    if isinstance(s, ArrayWrite):
-        return dataclasses.replace(s, value=Select(on, s.value, ArrayRead(s.array, s.index)))
+    if isinstance(s, ArrayWrite):       # at element 0 (unchanged) where no value came
+        index = tuple(Select(on, i, Const(0)) if any(
+            isinstance(x, (VarRef, ArrayRead, Get)) for x in subexprs(i)) else i
+            for i in s.index)
+        return dataclasses.replace(s, index=index,
+                                   value=Select(on, s.value, ArrayRead(s.array, index)))
     if s.var not in known:          # first assigned in the loop: read only after, in it
         return s
     return dataclasses.replace(s, value=Select(on, s.value, VarRef(s.var)))

@@ -15,7 +15,7 @@ from tests.check.test_closed_streams import CONSUMER, DYNAMIC, PRODUCER, marked,
 from tests.conftest import example, random_inputs
 
 BUILT = [("stream_filter", {"N": 16}), ("stream_filter", {"N": 97}), ("top_k", {"N": 16}),
-         ("top_k", {"N": 33})]
+         ("top_k", {"N": 33}), ("histogram", {"N": 16, "B": 8}), ("histogram", {"N": 97, "B": 5})]
 
 
 def test_a_graph_without_closed_streams_is_left_as_it_is():
@@ -32,7 +32,8 @@ def test_slots_compute_what_the_dynamic_program_does(name, params):
     module, graph = load_module(path), load_design(path, params)
     slotted = masked(graph)
     assert all(c.bound is None for c in slotted.channels.values())
-    for inputs in [{"X": np.full(params["N"], v)} for v in (-128, 127, 0, 2)] + \
+    x = graph.tensors["X"].dtype
+    for inputs in [{"X": np.full(params["N"], v)} for v in (x.min, x.max, 0, 2)] + \
             [random_inputs(graph, seed) for seed in range(4)]:
         want = call_reference(module.reference, graph, inputs)
         for got in (run(graph, inputs), run(slotted, inputs)):
@@ -42,7 +43,8 @@ def test_slots_compute_what_the_dynamic_program_does(name, params):
 @pytest.mark.parametrize("sim,name,params", [("icarus", *case) for case in BUILT] +
                          [("verilator", "top_k", {"N": 33})])
 def test_cocotb_with_random_back_pressure(tmp_path, sim, name, params):
-    """Problem 0 is all-minimum: an empty stream for the filter, a full one for top-k."""
+    """Problem 0 is all-minimum: an empty stream for the filter, a full one for top-k and the
+    histogram (every value updating one element of its register array)."""
     graph = load_design(f"{DYNAMIC}/{name}.py", params)
     result = simulate(graph, tmp_path, sim=sim, problems=3)
     text = "\n".join(summary(result))
