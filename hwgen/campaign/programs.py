@@ -1,10 +1,11 @@
 """Random well-formed hwgen programs, as ``hypothesis`` strategies that draw a program's source.
 
-Three shapes cover the language: a *pipeline* of tasks joined by single streams (each task a
+Four shapes cover the language: a *pipeline* of tasks joined by single streams (each task a
 map, a reduction, an expansion or a local-array reversal, with its own loop nest, so links come
 out lockstep or FIFO), a *grid* of workers on tensor shards feeding a collector through a stream
 array (or writing their own output shards), and a *systolic chain* of cells on a grid passing
-values neighbour to neighbour. Bodies draw random expressions (arithmetic, bitwise, shifts,
+values neighbour to neighbour, and a *filter* whose closed stream carries as many values as
+the data decide. Bodies draw random expressions (arithmetic, bitwise, shifts,
 max/min/abs, run-time conditionals), side-input tensors, run-time ``if`` statements, prologue
 loops and typed locals. Every drawn program is meant to pass hwgen's checks: one the checks
 reject is a finding of the campaign like a mismatch.
@@ -365,11 +366,3 @@ def stalls():
     and refuses an output beat."""
     return st.tuples(st.sampled_from([0.0, 0.1, 0.3, 0.6, 0.9]),
                      st.sampled_from([0.0, 0.1, 0.3, 0.6, 0.9]))
-
-
-def programs():
-    """Any of the three shapes, as a `Program`."""
-    return st.one_of(pipelines().map(lambda s: ("pipeline", s)),
-                     grids().map(lambda s: ("grid", s)),
-                     chains().map(lambda s: ("chain", s))).map(
-        lambda t: Program(t[0], t[1], t[0]))

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from ..errors import HwgenError
 from .case import run_case
 from .exploration import expression_points, run_point
-from .programs import programs, stalls
+from .programs import stalls
+from .shapes import programs
 
 SHARD = 50                  # cases per shard (one hypothesis run)
 OK = ("pass", "empty")      # "empty": an expression with no realisable map on its array

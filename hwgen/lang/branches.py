@@ -19,6 +19,11 @@ from .fold import evaluate, iterations
 from .loops import predicated
 
 
+# Calls whose value is a select of their arguments: a condition of loop variables with them is
+# still one of loop variables.
+PURE = ("max", "min", "abs")
+
+
 class BranchLowerer:
     """Lowers the run-time ``if``/``else`` statements of a task body: the task's
     ``context.TaskContext`` keeps the locals each branch assigns, the depth of if-conversion
@@ -69,11 +74,13 @@ class BranchLowerer:
     def iteration_sets(self, s):
         """``(then, else)`` predicates for ``if`` statement ``s`` whose condition depends on
         loop variables only, one per ``and``-ed part, each part on one loop (``if j == 0``,
-        ``if k < K - 1 and i > 0``; a folded grid index is a loop variable): each branch runs
+        ``if k < K - 1 and i > 0``, ``if max(i, 1) % 2``; a folded grid index is a loop
+        variable): each branch runs
         on the iterations where its condition holds (``in`` predicates). None for a condition
         on data, or on several loops in one part, or where if-conversion serves."""
         if not self.effects(s) or any(
-                isinstance(n, (ast.Call, ast.Subscript, ast.Attribute)) or
+                isinstance(n, (ast.Subscript, ast.Attribute)) or
+                isinstance(n, ast.Call) and getattr(n.func, "id", None) not in PURE or
                 isinstance(n, ast.Name) and n.id in self.ctx.vars for n in ast.walk(s.test)):
             return None
         test = s.test
@@ -87,7 +94,7 @@ class BranchLowerer:
                     continue
                 return [Pred("in", 0, ())], []      # never: only the else runs
             depths = {x.depth for x in subexprs(e) if isinstance(x, LoopIndex)}
-            if len(depths) != 1 or not all(isinstance(x, (Const, LoopIndex, BinOp, Neg))
+            if len(depths) != 1 or not all(isinstance(x, (Const, LoopIndex, BinOp, Neg, Select))
                                            for x in subexprs(e)):
                 self.ctx.error(f"`if {ast.unparse(part)}` around stream operations or tensor "
                                "writes must test one loop variable at a time; write one `and`-ed "

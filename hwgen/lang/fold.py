@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import HwgenError
-from ..ir.graph import BINARY, Channel, Const, Get, LoopIndex, Neg, Put, stream_ops, transform
+from ..ir.graph import (BINARY, Channel, Const, Get, LoopIndex, Neg, Put, Select, stream_ops,
+                        transform)
 from ..ir.types import StreamType
 
 
@@ -55,14 +56,16 @@ def iterations(trip):
 
 
 def evaluate(e, idx):
-    """Integer expression ``e`` of constants and loop indices, at loop indices ``idx`` (by
-    depth: a tuple, or a dict of the depths ``e`` uses)."""
+    """Integer expression ``e`` of constants and loop indices (selects among them too), at
+    loop indices ``idx`` (by depth: a tuple, or a dict of the depths ``e`` uses)."""
     if isinstance(e, Const):
         return e.value
     if isinstance(e, LoopIndex):
         return idx[e.depth]
     if isinstance(e, Neg):
         return -evaluate(e.operand, idx)
+    if isinstance(e, Select):
+        return evaluate(e.a if evaluate(e.cond, idx) else e.b, idx)
     return BINARY[e.op](evaluate(e.lhs, idx), evaluate(e.rhs, idx))
 
 

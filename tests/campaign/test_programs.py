@@ -4,7 +4,8 @@ import warnings
 from hypothesis import HealthCheck, given, settings
 
 from hwgen.campaign.case import write
-from hwgen.campaign.programs import _not_constant, expressions, programs
+from hwgen.campaign.programs import _not_constant, expressions
+from hwgen.campaign.shapes import programs
 from hwgen.pipeline import load_design
 
 
