@@ -282,7 +282,8 @@ class _Diagram:
                 lw=1.3 if fp.cell > 0.6 else 0.9, zorder=4, ls="--" if kind == "fifo" else "-"))
             self.bounds.append(tuple(_bezier(p, q, rad, [0.5])[0]))
             if ch.name in self.labelled:
-                self._label(ax, p, q, rad, f"{ch.name}\n{ch.dtype.name} d={ch.depth}",
+                bound = f" ≤{ch.bound}" if ch.bound is not None else ""   # a closed stream
+                self._label(ax, p, q, rad, f"{ch.name}\n{ch.dtype.name} d={ch.depth}{bound}",
                             _colour(kind), shift)
 
     def draw_tensors(self, ax):
