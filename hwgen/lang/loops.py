@@ -153,7 +153,6 @@ class LoopLowerer:
             ctx.error(f"loop variable '{var}' is already a local", s)
         ctx.read.add(chan)
         ctx.vars[var] = channel.dtype
-        ctx.assigned.add(var)
         loc = ctx.parser.loc(s)
         return self.dynamic_loop(s, channel.bound, More(chan, loc),
                                  [Assign(var, Get(chan, loc=loc), loc=loc)])
@@ -197,12 +196,14 @@ class LoopLowerer:
         ctx.loops.append("dynamic@")
         ctx.loop_values.append((0, 1))
         ctx.trips.append(bound)
-        ctx.dynamic = True
+        ctx.dynamic, assigned = True, set(ctx.assigned)
+        ctx.assigned |= {x.var for x in head}
         try:
             items = head + self.task.block(body)
         finally:
             ctx.loops.pop()
             ctx.loop_values.pop()
             ctx.trips.pop()
-            ctx.dynamic = False
+            # It may run no iteration: what it assigns first is unassigned after it.
+            ctx.dynamic, ctx.assigned = False, assigned
         return before + [Loop(bound, items, s, cond=cond)]

@@ -47,17 +47,37 @@ def masked(graph):
         if not isinstance(c.dtype, IntType) or c.type.block is not None:
             raise HwgenError(f"hardware builds closed streams of integers yet, not of "
                              f"{c.dtype!r}", c.loc)
-    slots = {name: _slots(graph.instances[c.producer], name) for name, c in closed.items()}
+    slots = _slot_counts(graph, closed)
     channels = {name: dataclasses.replace(c, type=StreamType(UInt(c.dtype.bits + 2), c.depth))
                 if name in closed else c for name, c in graph.channels.items()}
     instances = {name: _instance(inst, closed, slots) for name, inst in graph.instances.items()}
     return graph.with_(channels=channels, instances=instances)
 
 
-def _slots(producer, channel):
-    """Slots of ``channel`` per problem: each put its producer may make, and the close."""
-    return sum(executions(s.pred, seg.trips) for seg in producer.segments for s in seg.body
-               if isinstance(s, Put) and s.channel == channel)
+def _slot_counts(graph, closed):
+    """Closed stream -> its slots per problem: each put its producer may make, and the close,
+    its ``for v in s:`` loops running once per slot of theirs (a stream after another, first)."""
+    counts, pending = {}, dict(closed)
+    while pending:
+        ready = [name for name, c in pending.items() if all(
+            seg.cond.channel in counts for seg in graph.instances[c.producer].segments
+            if seg.cond is not None)]
+        if not ready:
+            c = next(iter(pending.values()))
+            raise HwgenError(f"closed stream '{c.name}' is put in a loop over a closed stream "
+                             "that it feeds itself: hardware does not build closed streams in "
+                             "a cycle", c.loc)
+        for name in ready:
+            producer = graph.instances[pending.pop(name).producer]
+            counts[name] = sum(
+                executions(s.pred, _trips(seg, counts)) for seg in producer.segments
+                for s in seg.body if isinstance(s, Put) and s.channel == name)
+    return counts
+
+
+def _trips(seg, counts):
+    """A segment's trips, a ``for v in s:`` loop's at the slots of ``s``."""
+    return seg.trips if seg.cond is None else (counts[seg.cond.channel],) + tuple(seg.trips[1:])
 
 
 def _instance(inst, closed, slots):
@@ -113,8 +133,7 @@ def _slot_loop(inst, gi, seg, chan, known, variables, count):
                              "s:` loop, not inside it yet: keep the value in a local and write "
                              "it after the loop", s.loc)
         body.append(_on_values(s, on, known | {head.var}))
-    trips = (count,) + tuple(seg.trips[1:])
-    return dataclasses.replace(seg, trips=trips, cond=None), body
+    return dataclasses.replace(seg, trips=_trips(seg, {chan.name: count}), cond=None), body
 
 
 def _on_values(s, on, known):

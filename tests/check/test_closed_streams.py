@@ -141,6 +141,8 @@ def test_hwgen_check_compares_then_names_what_hardware_refuses(capsys):
     ("for i in range(N):\n    s.put(X[i])\n    s.put(X[i])  # LINE\ns.close()\n", CONSUMER,
      None, "takes at most 8 values per problem (its bound), but producer puts 16"),
     (PRODUCER, CONSUMER, "Stream[int8, 2, 0]  # LINE", "bound (the most values per problem)"),
+    (PRODUCER, "for v in s:\n    last: int32 = v\nY[0] = last  # LINE\n", None,
+     "'last' is read before it is assigned"),
 ])
 def test_wrong_closed_streams_are_refused_at_the_line(tmp_path, producer, consumer, stream,
                                                       words):

@@ -12,7 +12,7 @@ from hwgen.pipeline import load_design, load_module
 from hwgen.schedule import plan
 from hwgen.schedule.masked import masked
 from tests.check.test_closed_streams import CONSUMER, DYNAMIC, PRODUCER, marked, source, write
-from tests.conftest import example, random_inputs
+from tests.conftest import example, program, random_inputs
 
 BUILT = [("stream_filter", {"N": 16}), ("stream_filter", {"N": 97}), ("top_k", {"N": 16}),
          ("top_k", {"N": 33}), ("histogram", {"N": 16, "B": 8}), ("histogram", {"N": 97, "B": 5})]
@@ -75,6 +75,22 @@ def test_what_hardware_does_not_build_yet_is_refused_at_the_line(tmp_path, consu
         plan(graph)
     assert words in str(e.value)
     assert e.value.loc[1] == marked(text), str(e.value)
+
+
+@pytest.mark.parametrize("params", [{"N": 9}, {"N": 1}])
+def test_a_closed_stream_fed_from_a_loop_over_another(tmp_path, params):
+    """The second stream has a slot per slot of the first; interpreter and Icarus agree with
+    numpy at exact cycles."""
+    path = program("closed_chain")
+    graph = load_design(path, params)
+    reference = load_module(path).reference
+    for seed in range(4):
+        inputs = random_inputs(graph, seed, extreme=seed == 0)
+        assert np.array_equal(run(masked(graph), inputs)["Y"], reference(**inputs)["Y"])
+    result = simulate(graph, tmp_path, sim="icarus", problems=3)
+    text = "\n".join(summary(result))
+    assert result["failed"] == 0 and result["total"] == 2, text
+    assert result["tests"]["no_stall"]["cycles"][0] == result["design"].expected_cycles, text
 
 
 def test_a_get_on_a_closed_stream_outside_its_loop_is_refused(tmp_path):
