@@ -10,11 +10,11 @@ from .programs import INPUT_TYPES, STREAM_TYPES, Lines, _module, _with_a_name, e
 def filters(draw):
     """A closed stream whose count depends on the data: a producer puts the items of ``A``
     under a random condition (and in its ``else``, or besides, when drawn), then closes it;
-    the consumer reads it with ``for v in s:`` into sums, a count, a conditional maximum and,
-    when drawn, a histogram in a register array at indices computed from the values."""
+    the consumer reads it with ``for v in s:`` into sums, a count and a conditional maximum,
+    and keeps the last value in a register array."""
     n, depth = draw(st.integers(1, 12)), draw(st.integers(1, 4))
     a_type, s_type = draw(st.sampled_from(INPUT_TYPES)), draw(st.sampled_from(STREAM_TYPES))
-    other, extra, bins = draw(st.booleans()), draw(st.booleans()), draw(st.integers(0, 4))
+    other, extra = draw(st.booleans()), draw(st.booleans())
     value = _with_a_name(expressions(["x", "i"]))
     out = Lines(3)
     out(f"for i in range({n}):")
@@ -32,21 +32,19 @@ def filters(draw):
     use("total: int32 = 0")
     use("count: int32 = 0")
     use("top: int32 = 0")
-    if bins:
-        use(f"h: int32[{bins}] = 0")
+    use("h: int32[2] = 0")
     use("for v in s:")
     use(f"total += {draw(_with_a_name(expressions(['v', 'count'])))}", 1)
     use("count += 1", 1)
     use("if v > top:", 1)
     use(f"top = {draw(_with_a_name(expressions(['v', 'total'])))}", 2)
-    if bins:
-        use(f"h[(v & 255) % {bins}] += 1", 1)
+    use("h[0] = v", 1)
     use("C[0] = total")
     use("C[1] = count")
     use("C[2] = top")
-    for b in range(bins):
-        use(f"C[{3 + b}] = h[{b}]")
-    tensors = [("A", a_type, (n,), None), ("C", "int32", (3 + bins,), None)]
+    use("C[3] = h[0]")
+    use("C[4] = h[1]")
+    tensors = [("A", a_type, (n,), None), ("C", "int32", (5,), None)]
     return _module("filter", tensors, [f"s = Stream[{s_type}, {depth}, {n * (1 + extra)}]"],
                    [("@hwgen.task", "producer", out.lines), ("@hwgen.task", "consumer", use.lines)],
                    f"A random filter of {n} items through a closed stream.")

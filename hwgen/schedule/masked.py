@@ -1,4 +1,4 @@
-"""Closed streams in hardware, as streams of a fixed count: every put a slot.
+"""Closed streams and ``while`` loops in hardware, at counts fixed at compile time.
 
 A closed stream (``Stream[T, depth, bound]``) carries, per problem, as many values as the data
 decide. Hardware carries it as a stream of slots, one per put its producer may make, and one
@@ -9,14 +9,16 @@ that hold a value (each assignment a select on that bit, as under a run-time ``i
 on the others, and an array written there is written at element 0 with its own value). The
 graph that results has static counts only, so the schedule stays exact: a problem takes the
 same cycles whatever the data. ``masked(graph)`` is the identity for a graph without closed
-streams; what hardware does not build yet of the dynamic subset (``while``, ``s.more()``, a
-``break``, a tensor write inside such a loop) is refused here at its line.
+streams and loops whose count depends on data. A ``while`` runs its most iterations, its
+statements taking effect until its condition first fails. What hardware does not build yet of
+the dynamic subset (``s.get()``, ``s.more()`` on a closed stream, ``break`` in ``for v in s:``,
+a tensor write inside such a loop) is refused here at its line.
 """
 import dataclasses
 
 from ..errors import HwgenError
-from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, More, Put, Select,
-                        Slice, VarRef, Write, stmt_exprs, subexprs)
+from ..ir.graph import (ArrayRead, ArrayWrite, Assign, BinOp, Const, Get, More, Pred, Put,
+                        Select, Slice, VarRef, Write, stmt_exprs, subexprs)
 from ..ir.ranges import executions
 from ..ir.types import IntType, StreamType, UInt, uint1
 
@@ -28,18 +30,18 @@ def masked(graph):
     loops = [(inst, seg) for inst in graph.instances.values() for seg in inst.segments
              if seg.cond is not None]
     for inst, seg in loops:
-        if not isinstance(seg.cond, More) or seg.cond.channel not in closed:
-            raise HwgenError(f"in task {inst.name}: hardware builds `for v in s:` on a closed "
-                             "stream, and no other loop whose count depends on data yet "
-                             "(`while`, `break`, `continue`: the interpreter runs them)", seg.loc)
-    if not closed:
+        if not isinstance(seg.cond, More) and any(isinstance(e, More) for e in subexprs(seg.cond)):
+            raise HwgenError(f"in task {inst.name}: hardware builds a loop over a closed stream "
+                             "as `for v in s:` without `break` or `continue` yet (the "
+                             "interpreter runs them)", seg.loc)
+    if not closed and not loops:
         return graph
     for inst in graph.instances.values():
         for seg in inst.segments:
             for k, stmt in enumerate(seg.body):
                 read = [e for e in stmt_exprs(stmt) if isinstance(e, More) or
                         isinstance(e, Get) and e.channel in closed]
-                if read and (seg.cond is None or k > 0):     # not the loop's own get
+                if read and (not isinstance(seg.cond, More) or k > 0):  # not its own get
                     raise HwgenError(f"in task {inst.name}: hardware reads a closed stream with "
                                      "`for v in s:` only yet (`s.get()` and `s.more()` on it: "
                                      "the interpreter runs them)", read[0].loc or stmt.loc)
@@ -61,7 +63,7 @@ def _slot_counts(graph, closed):
     while pending:
         ready = [name for name, c in pending.items() if all(
             seg.cond.channel in counts for seg in graph.instances[c.producer].segments
-            if seg.cond is not None)]
+            if isinstance(seg.cond, More))]
         if not ready:
             c = next(iter(pending.values()))
             raise HwgenError(f"closed stream '{c.name}' is put in a loop over a closed stream "
@@ -77,18 +79,24 @@ def _slot_counts(graph, closed):
 
 def _trips(seg, counts):
     """A segment's trips, a ``for v in s:`` loop's at the slots of ``s``."""
-    return seg.trips if seg.cond is None else (counts[seg.cond.channel],) + tuple(seg.trips[1:])
+    if not isinstance(seg.cond, More):
+        return seg.trips
+    return (counts[seg.cond.channel],) + tuple(seg.trips[1:])
 
 
 def _instance(inst, closed, slots):
-    """``inst`` with its puts on closed streams made slots, and its ``for v in s:`` loops run
-    once per slot."""
+    """``inst`` with its puts on closed streams made slots, its ``for v in s:`` loops run
+    once per slot and its ``while`` loops their most iterations."""
     segments, known, variables = [], set(), dict(inst.vars)
     for gi, seg in enumerate(inst.segments):
         body = seg.body
-        if seg.cond is not None:
+        if isinstance(seg.cond, More):
             seg, body = _slot_loop(inst, gi, seg, closed[seg.cond.channel], known, variables,
                                    slots[seg.cond.channel])
+        elif seg.cond is not None:
+            alive = f"alive@{gi}"                   # '@': never a user's name
+            variables[alive] = uint1
+            seg, body = _while_loop(inst, seg, alive, known)
         body = [_slot_put(s, closed[s.channel]) if isinstance(s, Put) and s.channel in closed
                 else s for s in body]
         segments.append(dataclasses.replace(seg, body=body))
@@ -127,13 +135,30 @@ def _slot_loop(inst, gi, seg, chan, known, variables, count):
             Assign(head.var, Select(VarRef(valid), Slice(VarRef(slot), 0, bits), Const(0)),
                    pred, head.loc)]
     on = VarRef(valid)
-    for s in rest:
-        if isinstance(s, Write):
-            raise HwgenError(f"in task {inst.name}: hardware writes tensors after a `for v in "
-                             "s:` loop, not inside it yet: keep the value in a local and write "
-                             "it after the loop", s.loc)
-        body.append(_on_values(s, on, known | {head.var}))
+    body += [_on_values(_no_write(inst, s), on, known | {head.var}) for s in rest]
     return dataclasses.replace(seg, trips=_trips(seg, {chan.name: count}), cond=None), body
+
+
+def _while_loop(inst, seg, alive, known):
+    """``while hwgen.bounded(cond, max_iterations=N):`` as a loop of N iterations: ``alive``
+    falls at the first whose ``cond`` fails (tested before it, on the loop's first inner
+    iteration), and the statements take effect while it holds."""
+    first = tuple(Pred("first", d) for d in range(1, len(seg.trips)))
+    start = Assign(alive, Const(1), (Pred("first", 0),) + first, seg.loc)
+    test = Assign(alive, BinOp("&", VarRef(alive), BinOp("!=", seg.cond, Const(0))), first,
+                  seg.loc)
+    body = [start, test] + [_on_values(_no_write(inst, s), VarRef(alive), known)
+                            for s in seg.body]
+    return dataclasses.replace(seg, cond=None), body
+
+
+def _no_write(inst, s):
+    """``s``, which is not a tensor write: hardware does not write tensors in these loops."""
+    if isinstance(s, Write):
+        raise HwgenError(f"in task {inst.name}: hardware writes tensors after a loop whose "
+                         "count depends on data, not inside it yet: keep the value in a local "
+                         "and write it after the loop", s.loc)
+    return s
 
 
 def _on_values(s, on, known):
@@ -147,6 +172,5 @@ def _on_values(s, on, known):
             for i in s.index)
         return dataclasses.replace(s, index=index,
                                    value=Select(on, s.value, ArrayRead(s.array, index)))
-    if s.var not in known:          # first assigned in the loop: read only after, in it
-        return s
-    return dataclasses.replace(s, value=Select(on, s.value, VarRef(s.var)))
+    keep = VarRef(s.var) if s.var in known else Const(0)    # first assigned in the loop
+    return dataclasses.replace(s, value=Select(on, s.value, keep))

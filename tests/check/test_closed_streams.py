@@ -107,8 +107,8 @@ def test_hwgen_check_compares_then_names_what_hardware_refuses(capsys):
     assert main(["check", f"{DYNAMIC}/merge.py"]) == 2
     out, err = capsys.readouterr()
     assert "PASS merge" in out
-    assert "merge.py:46: in task merger: hardware builds `for v in s:` on a closed stream, " \
-           "and no other loop" in err
+    assert "merge.py:38: in task merger: hardware reads a closed stream with `for v in s:` " \
+           "only yet" in err
 
 
 @pytest.mark.parametrize("producer,consumer,stream,words", [
@@ -221,7 +221,7 @@ def test_a_break_in_an_inner_loop_stays_unsupported(tmp_path):
     assert e.value.loc[1] == marked(text)
 
 
-def test_hardware_refuses_a_while_loop_at_its_line(tmp_path):
+def test_a_while_loop_on_a_tensor_value_builds(tmp_path):
     text = """import hwgen
 from hwgen import int8, int32
 
@@ -240,10 +240,7 @@ def build(N: int = 4):
 """
     graph = load_design(write(tmp_path, text))
     assert run(graph, {"X": np.array([5, 0, 0, 0])})["Y"][0] == 5
-    with pytest.raises(HwgenError, match="and no other loop whose count depends on data yet") \
-            as e:
-        plan(graph)
-    assert e.value.loc[1] == marked(text)
+    assert plan(graph).expected_cycles > 127      # its max_iterations, whatever the data
 
 
 def test_a_get_in_a_branch_reads_only_where_the_branch_runs(tmp_path):
