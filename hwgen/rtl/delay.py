@@ -107,14 +107,16 @@ class Pipes:
 
     def __init__(self, m, en):
         self.m, self.en = m, en
-        self.pipes = {}         # (id of a value, level) -> (register, value)
+        # (id of a value, the level it exists at, level) -> (register, value): a value piped
+        # twice from one level shares its registers; from another level it is another value.
+        self.pipes = {}
 
     def delay(self, value, frm, to, name="v"):
         """``value`` (existing at level ``frm``) delayed to level ``to``."""
         assert to >= frm, (frm, to)
         v = value
         for lvl in range(frm + 1, to + 1):
-            key = (id(value), lvl)
+            key = (id(value), frm, lvl)
             if key not in self.pipes:
                 r = Signal(v.shape(), reset_less=True, name=f"{name}_l{lvl}")
                 with self.m.If(self.en):

@@ -8,7 +8,7 @@ from ..errors import HwgenError
 from ..ir.graph import (ArrayRead, ArrayWrite, Assign, Read, StreamOp, VarRef, Write, coexist,
                         span_of, stmt_exprs, stream_ops, subexprs, trips_under)
 from ..ir.accumulate import LANES, accumulators, run, update_of
-from ..ir.layout import WIDE_REGISTER_LIMIT, index_bounds, memory_arrays
+from ..ir.layout import REGISTER_ARRAY_LIMIT, WIDE_REGISTER_LIMIT, index_bounds, memory_arrays
 from .in_out import check_in_out
 
 
@@ -26,22 +26,28 @@ def check_support(graph):
 def _static_indices(inst):
     """Hardware addresses tensors and memories from its loop counters: every index is an
     affine expression of loop variables, grid indices and constants. A read-only table is
-    read at any address: a value looked up in it (``inst.contents``)."""
+    read at any address: a value looked up in it (``inst.contents``); so is a local array in
+    registers (a mux), and written at any (a decoder)."""
+    registers = set(inst.arrays) - memory_arrays(inst)
     for seg in inst.segments:
         tables = {}             # local -> the tables its value was looked up in, this iteration
         for stmt in seg.body:
             _one_lookup_deep(inst, stmt, tables)
-            accesses = [stmt] if isinstance(stmt, (Write, ArrayWrite)) else []
+            accesses = [stmt] if isinstance(stmt, Write) or \
+                isinstance(stmt, ArrayWrite) and stmt.array not in registers else []
             accesses += [e for e in stmt_exprs(stmt) if isinstance(e, Read) or
-                         isinstance(e, ArrayRead) and e.array not in inst.contents]
+                         isinstance(e, ArrayRead) and e.array not in inst.contents and
+                         e.array not in registers]
             for a in accesses:
                 if any(index_bounds(i, seg.trips) is None for i in a.index):
                     name = a.tensor if isinstance(a, (Read, Write)) else a.array
                     raise HwgenError(f"in task {inst.name}: '{name}' is indexed by a value "
                                      "computed at run time; hardware addresses tensors and "
-                                     "local arrays from its loop counters: index with loop "
-                                     "variables, grid indices and constants (the interpreter "
-                                     "runs it as it is)", a.loc or stmt.loc)
+                                     "local arrays in memories from its loop counters: index "
+                                     "with loop variables, grid indices and constants, or keep "
+                                     "the values in a local array of at most "
+                                     f"{REGISTER_ARRAY_LIMIT} elements (the interpreter runs it "
+                                     "as it is)", a.loc or stmt.loc)
 
 
 def _one_lookup_deep(inst, stmt, tables):

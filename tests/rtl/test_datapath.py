@@ -113,6 +113,21 @@ def test_bit_slices_at_run_time_offsets(params):
     _equals_its_reference("runtime_bit_slices", params, 5)
 
 
+@pytest.mark.parametrize("params", [{"N": 9, "B": 3}, {"N": 7, "B": 1}, {"N": 1, "B": 5}])
+def test_register_arrays_at_indices_computed_at_run_time(params):
+    """``counts[x % B] += w * x`` (every update on one element when ``B=1``) and a read and a
+    write of one array at two run-time indices in one iteration: a mux and a decoder in
+    hardware, bit for bit numpy's."""
+    _equals_its_reference("register_array_index", params, 4)
+
+
+@pytest.mark.parametrize("params", [{"N": 8}, {"N": 1}, {"N": 5}])
+def test_a_local_piped_from_two_levels(params):
+    """``buf[i]`` pipes ``i``'s register from its read level, ``Y[2] = i`` from a level after
+    its update: two pipelines, not one shared (which wrote ``i`` one short)."""
+    _equals_its_reference("held_index", params, 5)
+
+
 @pytest.mark.parametrize("params", [{"M": 150}, {"M": 200}])
 def test_a_while_loop_with_break_and_continue(params):
     """``while hwgen.bounded(n != 1, max_iterations=M)`` with ``break`` and ``continue``: M

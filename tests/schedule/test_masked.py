@@ -15,7 +15,7 @@ from tests.check.test_closed_streams import CONSUMER, DYNAMIC, PRODUCER, marked,
 from tests.conftest import example, program, random_inputs
 
 BUILT = [("stream_filter", {"N": 16}), ("stream_filter", {"N": 97}), ("top_k", {"N": 16}),
-         ("top_k", {"N": 33})]
+         ("top_k", {"N": 33}), ("histogram", {"N": 16, "B": 8}), ("histogram", {"N": 97, "B": 5})]
 
 
 def test_a_graph_without_closed_streams_is_left_as_it_is():
@@ -45,8 +45,9 @@ def test_slots_compute_what_the_dynamic_program_does(name, params):
     ("verilator", f"{DYNAMIC}/top_k.py", {"N": 33}),
     ("icarus", program("while_scan"), {"M": 150})])
 def test_cocotb_with_random_back_pressure(tmp_path, sim, path, params):
-    """Problem 0 is all-minimum: an empty stream for the filter, a full one for top-k, a
-    ``while`` that runs no iteration."""
+    """Problem 0 is all-minimum: an empty stream for the filter, a full one for top-k and the
+    histogram (every value updating one element of its register array), a ``while`` that
+    runs no iteration."""
     graph = load_design(path, params)
     result = simulate(graph, tmp_path, sim=sim, problems=3)
     text = "\n".join(summary(result))
