@@ -2,10 +2,11 @@
 
 Which streams a task instance puts to and gets from, and in which order, is fixed at compile
 time where no stream is closed (``StreamType.bound``): stream operations then never depend on
-data (the language rejects them under run-time conditions). Running those operation sequences against FIFOs of the declared depths, without
-any data, therefore decides deadlock exactly: a process network of this kind is deterministic,
-so the order in which tasks are advanced does not matter. Runs of identical loop iterations
-advance in bulk, so the cost follows the number of distinct runs, not of iterations.
+data (the language rejects them under run-time conditions). Running those operation sequences
+against FIFOs of the declared depths, without any data, therefore decides deadlock exactly:
+a process network of this kind is deterministic, so the order in which tasks are advanced does
+not matter. Runs of identical loop iterations advance in bulk, so the cost follows the number
+of distinct runs, not of iterations.
 """
 from ..errors import HwgenError
 from ..ir.graph import StreamOp, stream_ops

@@ -350,3 +350,10 @@ def build(N: int = 4):
         load_design(path, array=(1,))
     assert "folding a task grid onto an array does not build them yet" in str(e.value)
     assert e.value.loc[1] == marked(text)
+
+
+def test_bounded_called_from_python_says_where_it_belongs():
+    import hwgen
+    with pytest.raises(HwgenError, match=r"only has a meaning inside a @hwgen.task body, as "
+                                         r"`while hwgen.bounded\(cond, max_iterations=N\):`"):
+        hwgen.bounded(True, max_iterations=4)
